@@ -1,0 +1,58 @@
+#include "errors.hpp"
+
+#include <array>
+#include <mutex>
+
+namespace leancast::detail {
+
+namespace {
+
+struct ProblemInfo {
+  int error_class;
+  const char* message;
+};
+
+// Indexed by Problem.
+constexpr std::array<ProblemInfo, 8> kProblems{{
+    {MPI_ERR_COMM, "leancast: MPI_COMM_NULL is not a valid communicator"},
+    {MPI_ERR_COUNT, "leancast: negative count"},
+    {MPI_ERR_TYPE, "leancast: MPI_DATATYPE_NULL is not a valid datatype"},
+    {MPI_ERR_TYPE, "leancast: datatype is not committed (MPI_Type_commit)"},
+    {MPI_ERR_BUFFER, "leancast: NULL buffer with count > 0"},
+    {MPI_ERR_BUFFER, "leancast: MPI_IN_PLACE is not a valid broadcast buffer"},
+    {MPI_ERR_ROOT, "leancast: root is not a rank of the communicator"},
+    {MPI_ERR_ARG,
+     "leancast: unknown algorithm name (auto, linear, binomial, hypercube, scatter-doubling, "
+     "scatter-ring, scatter-ring-tuned, native, opt)"},
+}};
+
+std::once_flag codes_once;
+std::array<int, kProblems.size()> codes{};
+
+// Error codes with leancast's messages; plain class codes if the MPI library refuses.
+void make_codes() {
+  for (std::size_t i = 0; i < kProblems.size(); ++i) {
+    int code = kProblems[i].error_class;
+    if (MPI_Add_error_code(kProblems[i].error_class, &code) == MPI_SUCCESS) {
+      MPI_Add_error_string(code, const_cast<char*>(kProblems[i].message));
+    } else {
+      code = kProblems[i].error_class;
+    }
+    codes[i] = code;
+  }
+}
+
+}  // namespace
+
+int raise_problem(MPI_Comm comm, Problem problem) {
+  std::call_once(codes_once, make_codes);
+  return raise_code(comm, codes[static_cast<std::size_t>(problem)]);
+}
+
+int raise_code(MPI_Comm comm, int code) {
+  if (code == MPI_SUCCESS) return code;
+  MPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, code);
+  return code;
+}
+
+}  // namespace leancast::detail

@@ -1,0 +1,29 @@
+// Reporting bad arguments the way MPI does: an error code of the right class, raised
+// through the communicator's error handler.
+#pragma once
+
+#include <mpi.h>
+
+namespace leancast::detail {
+
+enum class Problem {
+  null_communicator,
+  negative_count,
+  null_datatype,
+  uncommitted_datatype,
+  null_buffer,
+  in_place_buffer,
+  invalid_root,
+  unknown_algorithm,
+};
+
+// Raises `problem` on `comm` (on MPI_COMM_WORLD for MPI_COMM_NULL, as Open MPI and MPICH
+// do for an invalid communicator) and returns its code. The code belongs to the MPI
+// error class of the problem and carries a leancast message, which
+// MPI_ERRORS_ARE_FATAL prints before it aborts.
+int raise_problem(MPI_Comm comm, Problem problem);
+
+// Raises an error code that came back from an MPI call on `comm` and returns it.
+int raise_code(MPI_Comm comm, int code);
+
+}  // namespace leancast::detail

@@ -1,0 +1,53 @@
+// Each user communicator gets a private duplicate, cached as an attribute and freed with
+// it: broadcast messages travel there, so a user receive with MPI_ANY_SOURCE/MPI_ANY_TAG
+// on the user's communicator can never match them. The cached state also keeps the
+// operations of recently used broadcast shapes, so repeated broadcasts skip planning.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include <leancast/schedule.hpp>
+
+namespace leancast::detail {
+
+class PrivateComm {
+ public:
+  using Program = std::vector<Operation>;
+
+  PrivateComm(MPI_Comm dup, int size, int rank) : comm_(dup), size_(size), rank_(rank) {}
+  ~PrivateComm();
+  PrivateComm(const PrivateComm&) = delete;
+  PrivateComm& operator=(const PrivateComm&) = delete;
+
+  MPI_Comm comm() const { return comm_; }
+  int size() const { return size_; }
+  int rank() const { return rank_; }
+
+  // This rank's operations for one broadcast (algorithm already resolved), cached.
+  std::shared_ptr<const Program> program(Algorithm algorithm, int root, std::uint64_t bytes);
+
+ private:
+  using Key = std::tuple<Algorithm, int, std::uint64_t>;
+  static constexpr std::size_t kCachedPrograms = 16;
+
+  MPI_Comm comm_;
+  int size_;
+  int rank_;
+  std::list<std::pair<Key, std::shared_ptr<const Program>>> recent_;  // most recent first
+};
+
+// The private communicator of `user` (an intracommunicator), created collectively on
+// first use. Returns an MPI error code; `out` is set on success.
+int private_comm(MPI_Comm user, PrivateComm*& out);
+
+// A process-local communicator (a duplicate of MPI_COMM_SELF) whose errors return,
+// for local checks such as MPI_Pack with count 0 to find uncommitted datatypes.
+MPI_Comm local_check_comm();
+
+}  // namespace leancast::detail

@@ -1,0 +1,90 @@
+// Every algorithm, P = 1..300 (all roots for P <= 40): every rank ends with every byte,
+// sends and receives pair up round by round, nobody sends what it does not hold.
+#include <gtest/gtest.h>
+
+#include <leancast/analysis.hpp>
+
+namespace leancast {
+namespace {
+
+constexpr int kAllRootsUpTo = 40;
+constexpr int kMaxProcs = 300;
+
+// Sizes that exercise the chunk arithmetic: one byte, fewer bytes than ranks, an uneven
+// split, and a split whose last chunks are empty (ceil(n/P) * (P - 1) > n).
+std::vector<std::uint64_t> sizes_for(int procs) {
+  const auto p = static_cast<std::uint64_t>(procs);
+  return {1, p > 1 ? p - 1 : 1, 7 * p + 3, 5 * p - p / 2};
+}
+// Above kAllRootsUpTo ranks each (root, size) pair is a full P^2 simulation: keep two.
+bool sampled(int procs, int root, std::uint64_t bytes) {
+  const auto p = static_cast<std::uint64_t>(procs);
+  return procs <= kAllRootsUpTo || (root == 0 && bytes == p - 1) ||
+         (root == procs - 1 && bytes == 5 * p - p / 2);
+}
+
+std::vector<int> roots_for(int procs) {
+  if (procs <= kAllRootsUpTo) {
+    std::vector<int> roots(procs);
+    for (int r = 0; r < procs; ++r) roots[r] = r;
+    return roots;
+  }
+  return {0, procs - 1};
+}
+
+class EveryAlgorithm : public ::testing::TestWithParam<Algorithm> {};
+
+TEST_P(EveryAlgorithm, DeliversEveryByteWithMatchedPairs) {
+  for (int procs = 1; procs <= kMaxProcs; ++procs) {
+    for (int root : roots_for(procs)) {
+      for (std::uint64_t bytes : sizes_for(procs)) {
+        if (!sampled(procs, root, bytes)) continue;
+        const VerifyReport report = verify_schedule(GetParam(), {procs, root, bytes});
+        ASSERT_TRUE(report.ok()) << to_string(GetParam()) << " P=" << procs << " root=" << root
+                                 << " bytes=" << bytes << ": " << report.problems.front();
+      }
+    }
+  }
+}
+
+TEST_P(EveryAlgorithm, TotalsAgreeWithTheExpandedSchedule) {
+  for (int procs : {1, 2, 3, 8, 10, 17, 64, 129}) {
+    for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{1000003}}) {
+      const BcastShape shape{procs, procs / 2, bytes};
+      std::uint64_t transfers = 0, moved = 0;
+      for (int rank = 0; rank < procs; ++rank) {
+        for (const Operation& op : expand(make_schedule(GetParam(), shape, rank))) {
+          if (op.direction != Direction::send) continue;
+          ++transfers;
+          moved += op.bytes.length;
+        }
+      }
+      const PlanTotals totals = plan_totals(GetParam(), shape);
+      EXPECT_EQ(totals.transfers, transfers) << "P=" << procs;
+      EXPECT_EQ(totals.bytes_moved, moved) << "P=" << procs;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedules, EveryAlgorithm, ::testing::ValuesIn(concrete_algorithms()),
+                         [](const auto& info) {
+                           std::string name(to_string(info.param));
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST(Schedules, ZeroBytesMeansNoTransfers) {
+  for (Algorithm algorithm : concrete_algorithms()) {
+    EXPECT_TRUE(make_schedule(algorithm, {9, 4, 0}, 3).transfers.empty());
+    EXPECT_EQ(plan_totals(algorithm, {9, 4, 0}).transfers, 0u);
+  }
+}
+
+TEST(Schedules, RejectsImpossibleShapes) {
+  EXPECT_THROW(make_schedule(Algorithm::binomial, {4, 4, 10}, 0), std::invalid_argument);
+  EXPECT_THROW(make_schedule(Algorithm::binomial, {4, 0, 10}, 4), std::invalid_argument);
+  EXPECT_THROW(make_schedule(Algorithm::binomial, {0, 0, 10}, 0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace leancast
