@@ -1,0 +1,95 @@
+// Bad arguments come back like MPI's own: the right error class, through the
+// communicator's error handler, with no communication (so no rank waits).
+#include <gtest/gtest.h>
+
+#include <leancast/leancast.h>
+
+#include "test_support.hpp"
+
+namespace leancast::test {
+namespace {
+
+int handler_calls = 0;
+int handler_last_code = MPI_SUCCESS;
+
+void recording_handler(MPI_Comm*, int* code, ...) {
+  ++handler_calls;
+  handler_last_code = *code;
+}
+
+int error_class(int code) {
+  int cls = MPI_SUCCESS;
+  MPI_Error_class(code, &cls);
+  return cls;
+}
+
+class BcastErrors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+    MPI_Comm_create_errhandler(recording_handler, &handler_);
+    MPI_Comm_set_errhandler(comm_, handler_);
+    handler_calls = 0;
+  }
+  void TearDown() override {
+    MPI_Comm_free(&comm_);
+    MPI_Errhandler_free(&handler_);
+  }
+
+  // Runs a bad call on every rank and checks the class of the code it returns and that
+  // the handler saw the same code.
+  void expect_class(int rc, int expected, const char* what) {
+    EXPECT_EQ(error_class(rc), expected) << what;
+    EXPECT_EQ(handler_calls, 1) << what;
+    EXPECT_EQ(handler_last_code, rc) << what;
+    handler_calls = 0;
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Errhandler handler_ = MPI_ERRHANDLER_NULL;
+};
+
+TEST_F(BcastErrors, EachBadArgumentHasItsClass) {
+  const int procs = world_size();
+  int data[8] = {0};
+  expect_class(LC_Bcast(data, 8, MPI_INT, procs, comm_), MPI_ERR_ROOT, "root = size");
+  expect_class(LC_Bcast(data, 8, MPI_INT, -1, comm_), MPI_ERR_ROOT, "root = -1");
+  expect_class(LC_Bcast(data, 0, MPI_INT, procs, comm_), MPI_ERR_ROOT, "root = size, count 0");
+  expect_class(LC_Bcast(data, -1, MPI_INT, 0, comm_), MPI_ERR_COUNT, "count = -1");
+  expect_class(LC_Bcast(data, 8, MPI_DATATYPE_NULL, 0, comm_), MPI_ERR_TYPE, "MPI_DATATYPE_NULL");
+  MPI_Datatype uncommitted = MPI_DATATYPE_NULL;
+  MPI_Type_vector(2, 1, 2, MPI_INT, &uncommitted);
+  expect_class(LC_Bcast(data, 2, uncommitted, 0, comm_), MPI_ERR_TYPE, "uncommitted type");
+  MPI_Type_free(&uncommitted);
+  expect_class(LC_Bcast(nullptr, 8, MPI_INT, 0, comm_), MPI_ERR_BUFFER, "NULL buffer");
+  expect_class(LC_Bcast(MPI_IN_PLACE, 8, MPI_INT, 0, comm_), MPI_ERR_BUFFER, "MPI_IN_PLACE");
+  expect_class(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, "ring"), MPI_ERR_ARG, "unknown name");
+  // Valid corner cases.
+  EXPECT_EQ(LC_Bcast(nullptr, 0, MPI_INT, 0, comm_), MPI_SUCCESS);
+  EXPECT_EQ(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, nullptr), MPI_SUCCESS);
+  EXPECT_EQ(handler_calls, 0);
+}
+
+TEST_F(BcastErrors, NullCommunicatorUsesTheWorldHandler) {
+  int data[1] = {0};
+  MPI_Errhandler previous = MPI_ERRHANDLER_NULL;
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &previous);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, handler_);
+  expect_class(LC_Bcast(data, 1, MPI_INT, 0, MPI_COMM_NULL), MPI_ERR_COMM, "MPI_COMM_NULL");
+  expect_class(LC_Bcast_with(data, 1, MPI_INT, 0, MPI_COMM_NULL, "opt"), MPI_ERR_COMM,
+               "MPI_COMM_NULL with a name");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, previous);
+  MPI_Errhandler_free(&previous);
+}
+
+TEST_F(BcastErrors, ErrorsLeaveTheCommunicatorUsable) {
+  const int procs = world_size(), rank = world_rank();
+  int junk[4] = {0};
+  EXPECT_NE(LC_Bcast(junk, 4, MPI_INT, procs + 3, comm_), MPI_SUCCESS);
+  std::vector<int> data(50000, rank == procs - 1 ? 3 : 0);
+  ASSERT_EQ(LC_Bcast_with(data.data(), 50000, MPI_INT, procs - 1, comm_, "opt"), MPI_SUCCESS);
+  EXPECT_EQ(std::count(data.begin(), data.end(), 3), 50000);
+}
+
+}  // namespace
+}  // namespace leancast::test

@@ -1,0 +1,44 @@
+// GoogleTest under mpirun: every rank runs every test (tests are collective), rank 0 prints
+// the usual report, other ranks print only their failures, and the program fails on every
+// rank if any rank failed.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdio>
+
+namespace {
+
+class FailuresOnly : public ::testing::EmptyTestEventListener {
+ public:
+  explicit FailuresOnly(int rank) : rank_(rank) {}
+  void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    if (result.failed()) {
+      std::fprintf(stderr, "rank %d: %s:%d: %s\n", rank_, result.file_name(),
+                   result.line_number(), result.summary());
+    }
+  }
+
+ private:
+  int rank_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+  ::testing::InitGoogleTest(&argc, argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new FailuresOnly(rank));
+  }
+  int failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
+  int any_failed = 0;
+  MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank == 0 && any_failed && !failed) std::fprintf(stderr, "another rank failed\n");
+  MPI_Finalize();
+  return any_failed;
+}

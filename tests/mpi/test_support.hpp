@@ -1,0 +1,48 @@
+// Shared helpers of the MPI tests.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <leancast/algorithm.hpp>
+
+namespace leancast::test {
+
+inline int world_size() {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+inline int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+// Every name a user may pass: auto and each concrete algorithm.
+inline std::vector<std::string> algorithm_names_under_test() {
+  std::vector<std::string> names{"auto"};
+  for (Algorithm a : concrete_algorithms()) names.emplace_back(to_string(a));
+  return names;
+}
+
+// All roots for small P, else the first, the middle and the last rank.
+inline std::vector<int> roots_under_test(int procs) {
+  if (procs <= 5) {
+    std::vector<int> roots;
+    for (int r = 0; r < procs; ++r) roots.push_back(r);
+    return roots;
+  }
+  return {0, procs / 2, procs - 1};
+}
+
+// A byte pattern that differs per broadcast, so stale data from an earlier one shows.
+inline unsigned char pattern(std::uint64_t seed, std::uint64_t i) {
+  return static_cast<unsigned char>((seed * 131 + i * 7 + (i >> 9) + 1) & 0xff);
+}
+
+}  // namespace leancast::test
