@@ -1,0 +1,12 @@
+# Sourced by the scripts: how leancast's builds and launches are set up on this machine.
+# Open MPI refuses to run as root without these, and yields the CPU when oversubscribed.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+LEANCAST_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+JOBS=$(nproc)
+
+# build_leancast FLAVOR: configures and builds build/FLAVOR (openmpi or mpich).
+build_leancast() {
+  cmake -S "$LEANCAST_ROOT" -B "$LEANCAST_ROOT/build/$1" -DLEANCAST_MPI="$1" >/dev/null
+  cmake --build "$LEANCAST_ROOT/build/$1" -j "$JOBS" >/dev/null
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary prefix, then builds examples/bcast_check.c two ways
+# an outside user would (mpicc + pkg-config, and a CMake project with find_package), and
+# runs each with every algorithm on 3 ranks.
+# Usage: installed_package_test.sh BUILD_DIR SOURCE_DIR MPICC MPIEXEC [MPIEXEC_FLAGS...]
+set -euo pipefail
+build=$1 source=$2 mpicc=$3 mpiexec=$4
+shift 4
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+cmake --install "$build" --prefix "$prefix" >/dev/null
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+flags=$(pkg-config --cflags --libs leancast)
+echo "pkg-config --cflags --libs leancast: $flags"
+"$mpicc" "$source/examples/bcast_check.c" $flags -o "$prefix/bcast_check"
+export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+algorithms=(linear binomial hypercube scatter-doubling scatter-ring scatter-ring-tuned native opt auto)
+timeout 120 "$mpiexec" "$@" -n 3 "$prefix/bcast_check" 100003 "${algorithms[@]}"
+
+cmake -S "$source/tests/install/cmake_consumer" -B "$prefix/consumer" \
+  -DCMAKE_PREFIX_PATH="$prefix" -DMPI_C_COMPILER="$mpicc" >/dev/null
+cmake --build "$prefix/consumer" >/dev/null
+timeout 120 "$mpiexec" "$@" -n 2 "$prefix/consumer/consumer" 4099 "${algorithms[@]}"
+echo "installed package: pkg-config and find_package builds both broadcast correctly"

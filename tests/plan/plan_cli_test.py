@@ -1,0 +1,78 @@
+"""leancast-plan from the outside: the issue's numbers, the JSON fields, bad options."""
+import json
+import subprocess
+import sys
+import time
+import unittest
+
+PLAN = sys.argv.pop(1)
+
+
+def run(*args):
+    return subprocess.run([PLAN, *args], capture_output=True, text=True, timeout=60)
+
+
+def plan_json(*args):
+    result = run(*args, "--json")
+    if result.returncode != 0:
+        raise AssertionError(result.stderr)
+    return json.loads(result.stdout)
+
+
+def allgather(report):
+    return next(p for p in report["phases"] if p["name"] == "allgather")
+
+
+class PlanCli(unittest.TestCase):
+    def test_paper_ring_transfers(self):
+        for procs, tuned, native in ((8, 44, 56), (10, 75, 90)):
+            t = plan_json("--algorithm", "scatter-ring-tuned", "--procs", str(procs), "--bytes", "1048576")
+            n = plan_json("--algorithm", "native", "--procs", str(procs), "--bytes", "1M")
+            self.assertEqual(allgather(t)["transfers"], tuned)
+            self.assertEqual(allgather(n)["transfers"], native)
+
+    def test_json_fields(self):
+        report = plan_json("--algorithm", "opt", "--procs", "10", "--root", "3", "--bytes", "3M")
+        for field in ("algorithm", "procs", "root", "bytes", "steps", "transfers", "bytes_moved", "phases"):
+            self.assertIn(field, report)
+        self.assertEqual((report["procs"], report["root"], report["bytes"]), (10, 3, 3 << 20))
+        self.assertEqual([p["name"] for p in report["phases"]], ["scatter", "allgather"])
+        self.assertEqual(report["transfers"], sum(p["transfers"] for p in report["phases"]))
+        self.assertEqual(report["bytes_moved"], sum(p["bytes_moved"] for p in report["phases"]))
+        self.assertEqual(report["steps"], 4 + 9)  # ceil(log2 10) scatter + P - 1 ring steps
+
+    def test_auto_names_its_choice(self):
+        report = plan_json("--algorithm", "auto", "--procs", "64", "--bytes", "100000")
+        self.assertEqual(report["selected_algorithm"], "scatter-doubling")
+
+    def test_step_table_shows_figure_4(self):
+        out = run("--algorithm", "scatter-ring-tuned", "--procs", "8", "--bytes", "1M").stdout
+        self.assertIn("(holds)", out)
+        self.assertIn("4-7<p0", out)  # the root's first scatter message: chunks 4..7 to p4
+        rows = [line.split() for line in out.splitlines() if " allgather " in line]
+        self.assertEqual(len(rows), 7)  # P - 1 ring steps
+        self.assertEqual(rows[0][2], ".")  # the root receives nothing
+
+    def test_hundred_thousand_ranks_in_seconds(self):
+        start = time.monotonic()
+        report = plan_json("--algorithm", "scatter-ring", "--procs", "100000", "--bytes", "16M")
+        elapsed = time.monotonic() - start
+        self.assertEqual(allgather(report)["transfers"], 100000 * 99999)
+        print(f"P=100000 totals in {elapsed:.2f} s", file=sys.stderr)
+
+    def test_bad_options_fail_clearly(self):
+        for args, message in (
+            (("--algorithm", "ring", "--procs", "4", "--bytes", "1"), "unknown algorithm"),
+            (("--algorithm", "opt", "--procs", "4", "--bytes", "12Q"), "not a size"),
+            (("--algorithm", "opt", "--procs", "4", "--root", "4", "--bytes", "1"), "not a rank"),
+            (("--algorithm", "opt", "--procs", "0", "--bytes", "1"), "procs"),
+            (("--algorithm", "opt", "--procs", "100", "--bytes", "1", "--steps"), "at most"),
+            (("--procs", "4", "--bytes", "1"), "algorithm"),
+        ):
+            result = run(*args)
+            self.assertNotEqual(result.returncode, 0, args)
+            self.assertIn(message, result.stderr + result.stdout, args)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
