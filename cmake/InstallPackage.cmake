@@ -4,7 +4,8 @@ include(CMakePackageConfigHelpers)
 
 install(TARGETS leancast EXPORT leancastTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(TARGETS leancast-plan RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS leancast-plan leancast-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(PROGRAMS tools/report/leancast-report DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY include/leancast DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 set(LEANCAST_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/leancast)

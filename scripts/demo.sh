@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job, short: builds leancast, shows the paper's rings with leancast-plan (P = 8
 # and P = 10), then broadcasts 1 MiB with every algorithm and MPI_Bcast on 4 local ranks,
-# checking every byte. Installs its Debian packages first.
+# checking every byte; then a short leancast-bench run beside MPI_Bcast, plotted by
+# leancast-report into out/. Installs its Debian packages first.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$LEANCAST_ROOT/scripts/install-deps.sh"
@@ -16,3 +17,13 @@ for procs in 8 10; do
 done
 echo "== every algorithm on 4 local ranks (Open MPI), 1 MiB, data checked on every rank"
 timeout 120 mpirun --oversubscribe -n 4 "$build/examples/bcast_check" 1048576
+
+echo
+echo "== leancast-bench: every algorithm beside MPI_Bcast on 2 ranks, interleaved, 5 repetitions"
+mkdir -p "$LEANCAST_ROOT/out"
+timeout 300 mpirun --oversubscribe -n 2 "$build/leancast-bench" \
+  --algorithms linear,binomial,hypercube,scatter-doubling,scatter-ring,scatter-ring-tuned,auto,mpi \
+  --sizes 16K:4M:4 --iterations 50 --reps 5 --json "$LEANCAST_ROOT/out/demo-bench.json"
+"$LEANCAST_ROOT/tools/report/leancast-report" "$LEANCAST_ROOT/out/demo-bench.json" \
+  --out-dir "$LEANCAST_ROOT/out" | grep "wrote"
+echo "The bandwidth plot is $LEANCAST_ROOT/out/demo-bench-bandwidth.png"

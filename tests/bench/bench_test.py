@@ -1,0 +1,122 @@
+"""leancast-bench and leancast-report from the outside, under a real MPI launcher.
+
+Usage: bench_test.py PROCS BENCH REPORT MPIEXEC [MPIEXEC_FLAGS...]
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+PROCS, BENCH, REPORT, *LAUNCHER = sys.argv[1:]
+del sys.argv[1:]
+ALGORITHMS = ["linear", "binomial", "hypercube", "scatter-doubling", "scatter-ring",
+              "scatter-ring-tuned", "auto", "mpi"]
+
+
+def bench(*args, procs=PROCS, timeout=240):
+    command = ["timeout", str(timeout), *LAUNCHER, "-n", str(procs), BENCH, *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout + 30)
+
+
+class Bench(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp()
+        cls.json_path = os.path.join(cls.dir, f"p{PROCS}.json")
+        cls.csv_path = os.path.join(cls.dir, f"p{PROCS}.csv")
+        cls.result = bench("--algorithms", ",".join(ALGORITHMS), "--sizes", "1,4K,100003",
+                           "--iterations", "3", "--warmup", "1", "--reps", "2", "--check",
+                           "--json", cls.json_path, "--csv", cls.csv_path)
+        with open(cls.json_path) as f:
+            cls.data = json.load(f)
+
+    def test_runs_and_prints_a_table(self):
+        self.assertEqual(self.result.returncode, 0, self.result.stderr)
+        self.assertIn("speedup", self.result.stdout)
+        for algorithm in ALGORITHMS:
+            self.assertIn(algorithm, self.result.stdout)
+
+    def test_json_has_the_documented_fields(self):
+        run = self.data
+        for field in ("tool", "method", "baseline", "options", "environment",
+                      "algorithm_parameters", "wall_seconds", "results"):
+            self.assertIn(field, run)
+        env = run["environment"]
+        for field in ("mpi_library", "mpi_standard", "procs", "nodes", "ranks_per_node", "hosts",
+                      "settings", "leancast_version", "git_revision", "date"):
+            self.assertIn(field, env)
+        self.assertEqual(env["procs"], int(PROCS))
+        self.assertEqual(run["options"]["algorithms"], ALGORITHMS)
+        self.assertEqual(run["options"]["sizes"], [1, 4096, 100003])
+        self.assertEqual(len(run["results"]), len(ALGORITHMS) * 3)
+        for cell in run["results"]:
+            self.assertTrue(cell["data_ok"], cell["algorithm"])
+            self.assertEqual(len(cell["reps"]), 2)
+            for rep in cell["reps"]:
+                self.assertGreater(rep["seconds_per_bcast"], 0)
+            summary = cell["summary"]
+            for key in ("seconds_per_bcast", "bandwidth_mib_s", "throughput_bcast_s",
+                        "speedup_vs_baseline"):
+                spread = summary[key]
+                self.assertLessEqual(spread["min"], spread["median"])
+                self.assertLessEqual(spread["median"], spread["max"])
+            if cell["algorithm"] == run["baseline"]:
+                self.assertEqual(summary["speedup_vs_baseline"]["median"], 1.0)
+        chosen = {(p["algorithm"], p["bytes"]): p["selected_algorithm"] for p in run["algorithm_parameters"]}
+        self.assertEqual(chosen[("auto", 1)], "binomial")
+
+    def test_each_repetition_runs_every_algorithm_once_in_a_shuffled_order(self):
+        for rep in range(2):
+            positions = sorted(c["reps"][rep]["position"] for c in self.data["results"] if c["bytes"] == 1)
+            self.assertEqual(positions, list(range(len(ALGORITHMS))))
+
+    def test_csv_has_a_row_per_repetition_and_cell(self):
+        with open(self.csv_path) as f:
+            rows = f.read().strip().splitlines()
+        self.assertTrue(rows[0].startswith("method,procs,algorithm,bytes,rep"))
+        self.assertEqual(len(rows) - 1, len(ALGORITHMS) * 3 * 2)
+
+    def test_report_writes_pngs(self):
+        out = os.path.join(self.dir, "report")
+        result = subprocess.run([REPORT, self.json_path, "--out-dir", out], capture_output=True,
+                                text=True, timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        for name in (f"p{PROCS}-bandwidth.png", f"p{PROCS}-speedup.png", "summary.md"):
+            path = os.path.join(out, name)
+            self.assertTrue(os.path.getsize(path) > 0, name)
+        with open(os.path.join(out, f"p{PROCS}-bandwidth.png"), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_osu_method_and_rotating_root(self):
+        path = os.path.join(self.dir, "osu.json")
+        result = bench("--method", "osu", "--rotate-root", "--algorithms", "scatter-ring-tuned,mpi",
+                       "--sizes", "64K", "--iterations", "4", "--reps", "2", "--check", "--json", path)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("latency us", result.stdout)
+        with open(path) as f:
+            run = json.load(f)
+        self.assertEqual(run["method"], "osu")
+        self.assertEqual(run["options"]["root"], "rotate")
+        self.assertEqual(run["baseline"], "scatter-ring-tuned")  # the default is not in the list
+
+    def test_bad_options_fail_on_every_rank_without_hanging(self):
+        cases = [
+            (["--algorithms", "ring"], "unknown algorithm"),
+            (["--sizes", "12Q"], "--sizes"),
+            (["--root", "99"], "not a rank"),
+            (["--iterations", "0"], "iterations"),
+            (["--baseline", "linear", "--algorithms", "binomial"], "not among"),
+            (["--preset", "fig9"], "preset"),
+            (["--json", "/nonexistent/dir/out.json"], "cannot write"),
+            (["--root", "0", "--rotate-root"], "excludes"),
+        ]
+        for args, message in cases:
+            result = bench(*args, "--sizes", "1K", timeout=60) if "--sizes" not in args else bench(*args, timeout=60)
+            self.assertNotIn(result.returncode, (0, 124), args)
+            self.assertIn(message, result.stderr, args)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,13 @@
+// Where a benchmark ran: MPI library, process layout, hosts, relevant settings.
+#pragma once
+
+#include <mpi.h>
+
+#include <nlohmann/json.hpp>
+
+namespace leancast::bench {
+
+// Collective over `comm` (gathers host names); the result is complete on rank 0.
+nlohmann::ordered_json describe_environment(MPI_Comm comm);
+
+}  // namespace leancast::bench

@@ -1,0 +1,54 @@
+// Timing one cell (one algorithm at one size) the paper's way or the OSU way.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "options.hpp"
+
+namespace leancast::bench {
+
+// Broadcasts with a leancast algorithm or, for "mpi", with the MPI library's MPI_Bcast.
+class Broadcaster {
+ public:
+  explicit Broadcaster(const std::string& name);
+  int operator()(void* buf, int bytes, int root, MPI_Comm comm) const;
+
+ private:
+  bool mpi_;
+  int algorithm_;  // leancast::Algorithm, kept as int to keep MPI headers out of here
+};
+
+struct CellTiming {
+  double seconds_per_bcast = 0;  // paper: total / iterations; osu: mean of per-iteration max
+  double total_seconds = 0;      // paper: the timed loop, max over ranks
+  double min_seconds = 0;        // osu: fastest per-iteration max
+  double max_seconds = 0;        // osu: slowest per-iteration max
+  std::uint64_t wrong_bytes = 0; // with --check: bytes that differed, summed over ranks
+};
+
+class CellRunner {
+ public:
+  CellRunner(const Options& options, MPI_Comm comm, std::uint64_t max_bytes);
+  // One checked broadcast; returns the number of wrong bytes over all ranks.
+  std::uint64_t verify(const Broadcaster& bcast, int bytes, int salt);
+  CellTiming time(const Broadcaster& bcast, int bytes, int salt);
+
+ private:
+  int root_of(int iteration) const;
+  void prepare(int bytes, int root, int salt);
+  std::uint64_t count_wrong(int bytes, int root, int salt) const;
+  CellTiming time_paper(const Broadcaster& bcast, int bytes, int salt);
+  CellTiming time_osu(const Broadcaster& bcast, int bytes, int salt);
+
+  const Options& options_;
+  MPI_Comm comm_;
+  int rank_ = 0;
+  int procs_ = 1;
+  std::vector<unsigned char> buffer_;
+};
+
+}  // namespace leancast::bench

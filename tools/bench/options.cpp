@@ -1,0 +1,157 @@
+#include "options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <climits>
+#include <sstream>
+
+#include <leancast/algorithm.hpp>
+
+#include "../common/byte_size.hpp"
+
+namespace leancast::bench {
+
+namespace {
+
+struct Preset {
+  const char* name;
+  const char* what;
+  std::vector<std::uint64_t> sizes;
+};
+
+// The paper's grids (sizes in bytes, as its axes).
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> all{
+      {"fig6", "long messages, 512 KiB .. 3 MB (paper Fig. 6, P = 16, 64, 256)",
+       {524288, 786432, 1048576, 1572864, 2097152, 2621440, 3000000}},
+      {"fig7", "throughput speedup at 12288, 524287, 1048576 bytes (paper Fig. 7, P = 9..129)",
+       {12288, 524287, 1048576}},
+      {"fig8", "medium and long messages, 12288 .. 2560000 bytes (paper Fig. 8, P = 129)",
+       {12288, 24576, 49152, 98304, 196608, 393216, 786432, 1572864, 2560000}},
+  };
+  return all;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, separator);) parts.push_back(part);
+  return parts;
+}
+
+// "1K,4K,1M" or a range "A:B" (doubling) / "A:B:F" (multiplying by integer F >= 2).
+std::optional<std::vector<std::uint64_t>> parse_sizes(const std::string& text) {
+  std::vector<std::uint64_t> sizes;
+  for (const std::string& item : split(text, ',')) {
+    const std::vector<std::string> range = split(item, ':');
+    if (range.size() == 1) {
+      const auto size = tools::parse_byte_size(item);
+      if (!size) return std::nullopt;
+      sizes.push_back(*size);
+      continue;
+    }
+    if (range.size() > 3) return std::nullopt;
+    const auto from = tools::parse_byte_size(range[0]);
+    const auto to = tools::parse_byte_size(range[1]);
+    const auto factor = range.size() == 3 ? tools::parse_byte_size(range[2]) : std::uint64_t{2};
+    if (!from || !to || !factor || *factor < 2 || *from == 0 || *from > *to) return std::nullopt;
+    for (std::uint64_t size = *from; size <= *to; size *= *factor) sizes.push_back(size);
+  }
+  if (sizes.empty()) return std::nullopt;
+  return sizes;
+}
+
+ParsedOptions failure(std::string message) {
+  return {std::nullopt, 2, "leancast-bench: " + std::move(message) + "\n"};
+}
+
+}  // namespace
+
+ParsedOptions parse_options(int argc, char** argv, int procs) {
+  Options o;
+  o.command_line.assign(argv, argv + argc);
+  std::string algorithms = "scatter-ring,scatter-ring-tuned,mpi";
+  std::string sizes_text = "1M";
+  std::string method = "paper";
+  std::optional<std::string> baseline;
+
+  CLI::App app{"leancast-bench: every broadcast side by side with the MPI library's MPI_Bcast"};
+  app.add_option("--algorithms", algorithms,
+                 "comma-separated: mpi (MPI_Bcast) and " + algorithm_names())
+      ->capture_default_str();
+  app.add_option("--sizes", sizes_text, "bytes: list 1K,1M or range 1K:1M (x2) or 1K:1M:4")
+      ->capture_default_str();
+  app.add_option("--iterations", o.iterations, "broadcasts timed per cell")
+      ->check(CLI::Range(1, 100000000))->capture_default_str();
+  app.add_option("--warmup", o.warmup, "untimed broadcasts before each cell")
+      ->check(CLI::Range(0, 100000000))->capture_default_str();
+  app.add_option("--reps", o.reps, "repetitions of the whole interleaved grid")
+      ->check(CLI::Range(1, 100000))->capture_default_str();
+  auto* root = app.add_option("--root", o.root, "root rank")->capture_default_str();
+  auto* rotate = app.add_flag("--rotate-root", o.rotate_root, "root = iteration mod P");
+  root->excludes(rotate);
+  app.add_option("--baseline", baseline, "algorithm the ratios refer to (default scatter-ring)");
+  app.add_option("--method", method,
+                 "paper: barrier + back-to-back broadcasts, bandwidth; osu: barrier before each, "
+                 "latency")
+      ->check(CLI::IsMember({"paper", "osu"}))->capture_default_str();
+  app.add_flag("--check", o.check, "verify the data after every timed broadcast (slower)");
+  std::string preset_help = "paper grid:";
+  for (const Preset& p : presets()) preset_help += fmt::format(" {} = {};", p.name, p.what);
+  auto* preset = app.add_option("--preset", o.preset, preset_help);
+  preset->check(CLI::IsMember({"fig6", "fig7", "fig8"}));
+  auto* sizes_option = app.get_option("--sizes");
+  preset->excludes(sizes_option);
+  app.add_option("--json", o.json_path, "write every repetition and the summary as JSON");
+  app.add_option("--csv", o.csv_path, "write every repetition as CSV");
+  app.add_option("--seed", o.seed, "seed of the per-repetition shuffle")->capture_default_str();
+  app.add_flag("--quiet", o.quiet, "no progress line on stderr");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    return {std::nullopt, 0, app.help()};
+  } catch (const CLI::ParseError& e) {
+    return failure(e.what());
+  }
+
+  o.method = method == "osu" ? Method::osu : Method::paper;
+  for (const std::string& name : split(algorithms, ',')) {
+    if (name != "mpi" && !parse_algorithm(name)) {
+      return failure(fmt::format("unknown algorithm '{}' (known: mpi, {})", name, algorithm_names()));
+    }
+    if (std::find(o.algorithms.begin(), o.algorithms.end(), name) == o.algorithms.end()) {
+      o.algorithms.push_back(name);
+    }
+  }
+  if (o.algorithms.empty()) return failure("--algorithms is empty");
+  if (!o.preset.empty()) {
+    for (const Preset& p : presets()) {
+      if (o.preset == p.name) o.sizes = p.sizes;
+    }
+  } else if (auto sizes = parse_sizes(sizes_text)) {
+    o.sizes = *sizes;
+  } else {
+    return failure(fmt::format("--sizes '{}' is not a list (1K,1M) or range (1K:1M)", sizes_text));
+  }
+  for (std::uint64_t size : o.sizes) {
+    if (size > static_cast<std::uint64_t>(INT_MAX)) {
+      return failure(fmt::format("size {} is beyond the int count of MPI_Bcast", size));
+    }
+  }
+  if (!o.rotate_root && (o.root < 0 || o.root >= procs)) {
+    return failure(fmt::format("--root {} is not a rank of {} processes", o.root, procs));
+  }
+  if (baseline) {
+    if (std::find(o.algorithms.begin(), o.algorithms.end(), *baseline) == o.algorithms.end()) {
+      return failure(fmt::format("--baseline {} is not among --algorithms", *baseline));
+    }
+    o.baseline = *baseline;
+  } else if (std::find(o.algorithms.begin(), o.algorithms.end(), o.baseline) == o.algorithms.end()) {
+    o.baseline = o.algorithms.front();
+  }
+  return {std::move(o), 0, ""};
+}
+
+}  // namespace leancast::bench

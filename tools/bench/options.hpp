@@ -1,0 +1,41 @@
+// leancast-bench's command line.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace leancast::bench {
+
+enum class Method { paper, osu };
+
+struct Options {
+  std::vector<std::string> algorithms;  // leancast names and "mpi" (the library's MPI_Bcast)
+  std::vector<std::uint64_t> sizes;     // bytes
+  int iterations = 100;
+  int warmup = 5;
+  int reps = 5;
+  int root = 0;
+  bool rotate_root = false;
+  std::string baseline = "scatter-ring";
+  Method method = Method::paper;
+  bool check = false;
+  bool quiet = false;
+  std::string preset;
+  std::string json_path;
+  std::string csv_path;
+  unsigned seed = 1;
+  std::vector<std::string> command_line;
+};
+
+struct ParsedOptions {
+  std::optional<Options> options;  // empty: exit with exit_code
+  int exit_code = 0;
+  std::string message;             // for stdout (help) or stderr (errors)
+};
+
+// Parses and checks the options; the same on every rank, no communication.
+ParsedOptions parse_options(int argc, char** argv, int procs);
+
+}  // namespace leancast::bench

@@ -1,0 +1,169 @@
+#include "results.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+
+#include <leancast/analysis.hpp>
+
+namespace leancast::bench {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+Spread spread(std::vector<double> values) {
+  if (values.empty()) return {};
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  const double median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  return {median, values.front(), values.back()};
+}
+
+const Cell* baseline_cell(const BenchRun& run, std::uint64_t bytes) {
+  for (const Cell& c : run.cells) {
+    if (c.algorithm == run.options.baseline && c.bytes == bytes) return &c;
+  }
+  return nullptr;
+}
+
+double speedup_in_rep(const BenchRun& run, const Cell& cell, std::size_t rep) {
+  const Cell* base = baseline_cell(run, cell.bytes);
+  return base->samples[rep].timing.seconds_per_bcast / cell.samples[rep].timing.seconds_per_bcast;
+}
+
+std::string method_name(Method m) { return m == Method::paper ? "paper" : "osu"; }
+
+nlohmann::ordered_json spread_json(const Spread& s) {
+  return {{"median", s.median}, {"min", s.min}, {"max", s.max}};
+}
+
+// What each leancast algorithm does at each size on this P (auto resolved).
+nlohmann::ordered_json algorithm_parameters(const BenchRun& run) {
+  nlohmann::ordered_json parameters = nlohmann::ordered_json::array();
+  for (const std::string& name : run.options.algorithms) {
+    const auto algorithm = parse_algorithm(name);
+    if (!algorithm) continue;
+    for (std::uint64_t bytes : run.options.sizes) {
+      const PlanTotals plan = plan_totals(*algorithm, {run.procs, 0, bytes});
+      parameters.push_back({{"algorithm", name},
+                            {"bytes", bytes},
+                            {"selected_algorithm", std::string(to_string(plan.algorithm))},
+                            {"block_bytes", plan.block_bytes},
+                            {"steps", plan.steps},
+                            {"transfers", plan.transfers},
+                            {"bytes_moved", plan.bytes_moved}});
+    }
+  }
+  return parameters;
+}
+
+}  // namespace
+
+CellSummary summarize(const BenchRun& run, const Cell& cell) {
+  std::vector<double> seconds, bandwidth, throughput, speedup;
+  for (std::size_t rep = 0; rep < cell.samples.size(); ++rep) {
+    const double s = cell.samples[rep].timing.seconds_per_bcast;
+    seconds.push_back(s);
+    bandwidth.push_back(static_cast<double>(cell.bytes) / s / kMiB);
+    throughput.push_back(1.0 / s);
+    speedup.push_back(speedup_in_rep(run, cell, rep));
+  }
+  return {spread(seconds), spread(bandwidth), spread(throughput), spread(speedup)};
+}
+
+void print_table(const BenchRun& run) {
+  const Options& o = run.options;
+  fmt::print("leancast-bench: method={} P={} ({} node(s)) iterations={} reps={} root={} | {}\n",
+             method_name(o.method), run.procs, run.environment.value("nodes", 0), o.iterations,
+             o.reps, o.rotate_root ? "rotating" : std::to_string(o.root),
+             run.environment.value("mpi_library", std::string("?")));
+  const bool osu = o.method == Method::osu;
+  fmt::print("{:>10}  {:<20}{:>12}  {:<21}{:>12}  {:>8} [min-max] vs {}\n", "bytes", "algorithm",
+             osu ? "latency us" : "MB/s", "(min-max)", "bcast/s", "speedup", o.baseline);
+  for (std::uint64_t bytes : o.sizes) {
+    for (const Cell& cell : run.cells) {
+      if (cell.bytes != bytes) continue;
+      const CellSummary s = summarize(run, cell);
+      const Spread& main = osu ? Spread{s.seconds_per_bcast.median * 1e6, s.seconds_per_bcast.min * 1e6,
+                                        s.seconds_per_bcast.max * 1e6}
+                               : s.bandwidth_mib_s;
+      fmt::print("{:>10}  {:<20}{:>12.1f}  {:<21}{:>12.1f}  {:>8.3f} [{:.3f}-{:.3f}]{}\n", bytes,
+                 cell.algorithm, main.median, fmt::format("({:.1f}-{:.1f})", main.min, main.max),
+                 s.throughput.median,
+                 s.speedup.median, s.speedup.min, s.speedup.max,
+                 cell.wrong_bytes ? "  DATA WRONG" : "");
+    }
+  }
+  fmt::print("MB = 2^20 bytes. Medians over {} repetitions; speedup = {} time / algorithm time, "
+             "within each repetition. Wall time {:.1f} s.\n",
+             o.reps, o.baseline, run.wall_seconds);
+}
+
+nlohmann::ordered_json to_json(const BenchRun& run) {
+  const Options& o = run.options;
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  for (const Cell& cell : run.cells) {
+    nlohmann::ordered_json reps = nlohmann::ordered_json::array();
+    for (std::size_t r = 0; r < cell.samples.size(); ++r) {
+      const Sample& sample = cell.samples[r];
+      reps.push_back({{"rep", sample.rep},
+                      {"position", sample.position},
+                      {"seconds_per_bcast", sample.timing.seconds_per_bcast},
+                      {"total_seconds", sample.timing.total_seconds},
+                      {"min_seconds", sample.timing.min_seconds},
+                      {"max_seconds", sample.timing.max_seconds},
+                      {"speedup_vs_baseline", speedup_in_rep(run, cell, r)}});
+    }
+    const CellSummary s = summarize(run, cell);
+    results.push_back({{"algorithm", cell.algorithm},
+                       {"bytes", cell.bytes},
+                       {"data_ok", cell.wrong_bytes == 0},
+                       {"reps", reps},
+                       {"summary",
+                        {{"seconds_per_bcast", spread_json(s.seconds_per_bcast)},
+                         {"bandwidth_mib_s", spread_json(s.bandwidth_mib_s)},
+                         {"throughput_bcast_s", spread_json(s.throughput)},
+                         {"speedup_vs_baseline", spread_json(s.speedup)}}}});
+  }
+  return {
+      {"tool", "leancast-bench"},
+      {"method", method_name(o.method)},
+      {"baseline", o.baseline},
+      {"options",
+       {{"algorithms", o.algorithms},
+        {"sizes", o.sizes},
+        {"iterations", o.iterations},
+        {"warmup", o.warmup},
+        {"reps", o.reps},
+        {"root", o.rotate_root ? nlohmann::ordered_json("rotate") : nlohmann::ordered_json(o.root)},
+        {"check", o.check},
+        {"preset", o.preset},
+        {"seed", o.seed},
+        {"command_line", o.command_line}}},
+      {"environment", run.environment},
+      {"algorithm_parameters", algorithm_parameters(run)},
+      {"wall_seconds", run.wall_seconds},
+      {"results", results},
+  };
+}
+
+std::string to_csv(const BenchRun& run) {
+  std::string csv =
+      "method,procs,algorithm,bytes,rep,position,seconds_per_bcast,total_seconds,min_seconds,"
+      "max_seconds,bandwidth_mib_s,speedup_vs_baseline,data_ok\n";
+  for (const Cell& cell : run.cells) {
+    for (std::size_t r = 0; r < cell.samples.size(); ++r) {
+      const CellTiming& t = cell.samples[r].timing;
+      csv += fmt::format("{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{:.6g},{}\n",
+                         method_name(run.options.method), run.procs, cell.algorithm, cell.bytes,
+                         cell.samples[r].rep, cell.samples[r].position, t.seconds_per_bcast,
+                         t.total_seconds, t.min_seconds, t.max_seconds,
+                         static_cast<double>(cell.bytes) / t.seconds_per_bcast / kMiB,
+                         speedup_in_rep(run, cell, r), cell.wrong_bytes == 0 ? 1 : 0);
+    }
+  }
+  return csv;
+}
+
+}  // namespace leancast::bench
