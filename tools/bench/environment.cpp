@@ -17,6 +17,7 @@ namespace {
 std::string first_line(const char* text) {
   std::string line(text);
   line = line.substr(0, line.find('\n'));
+  std::replace(line.begin(), line.end(), '\t', ' ');  // MPICH: "MPICH Version:\t4.0.2"
   while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.pop_back();
   return line;
 }
