@@ -113,7 +113,8 @@ class Bench(unittest.TestCase):
             (["--root", "0", "--rotate-root"], "excludes"),
         ]
         for args, message in cases:
-            result = bench(*args, "--sizes", "1K", timeout=60) if "--sizes" not in args else bench(*args, timeout=60)
+            sizes = [] if "--sizes" in args else ["--sizes", "1K"]
+            result = bench(*args, *sizes, timeout=60)
             self.assertNotIn(result.returncode, (0, 124), args)
             self.assertIn(message, result.stderr, args)
 

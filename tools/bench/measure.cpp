@@ -15,11 +15,11 @@ unsigned char pattern(int root, int salt, std::uint64_t i) {
 
 Broadcaster::Broadcaster(const std::string& name)
     : mpi_(name == "mpi"),
-      algorithm_(static_cast<int>(mpi_ ? Algorithm::automatic : *parse_algorithm(name))) {}
+      algorithm_(mpi_ ? Algorithm::automatic : *parse_algorithm(name)) {}
 
 int Broadcaster::operator()(void* buf, int bytes, int root, MPI_Comm comm) const {
   if (mpi_) return MPI_Bcast(buf, bytes, MPI_BYTE, root, comm);
-  return leancast::bcast(buf, bytes, MPI_BYTE, root, comm, static_cast<Algorithm>(algorithm_));
+  return leancast::bcast(buf, bytes, MPI_BYTE, root, comm, algorithm_);
 }
 
 CellRunner::CellRunner(const Options& options, MPI_Comm comm, std::uint64_t max_bytes)

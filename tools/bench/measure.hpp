@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <leancast/algorithm.hpp>
+
 #include "options.hpp"
 
 namespace leancast::bench {
@@ -19,7 +21,7 @@ class Broadcaster {
 
  private:
   bool mpi_;
-  int algorithm_;  // leancast::Algorithm, kept as int to keep MPI headers out of here
+  Algorithm algorithm_;  // unused for "mpi"
 };
 
 struct CellTiming {
