@@ -1,6 +1,8 @@
-# leancast_add_mpi_test(NAME <name> PROCS <n> TIMEOUT <seconds> COMMAND <program> [args...])
+# leancast_add_mpi_test(NAME <name> PROCS <n> TIMEOUT <seconds> [EXPECT_ABORT]
+#                       COMMAND <program> [args...])
 # Runs <program> on <n> local ranks under the MPI library the build uses, wrapped in
-# `timeout` so that a hang fails the test instead of the suite. Open MPI runs
+# `timeout` so that a hang fails the test instead of the suite. EXPECT_ABORT: the test
+# passes only if the job aborts. Open MPI runs
 # oversubscribed (ranks yield the CPU); MPICH busy-polls, so give it few ranks.
 set(LEANCAST_TEST_ENVIRONMENT "")
 set(LEANCAST_MPIEXEC_FLAGS "")
@@ -13,12 +15,16 @@ if(LEANCAST_MPI_FLAVOR STREQUAL "openmpi")
 endif()
 
 function(leancast_add_mpi_test)
-  cmake_parse_arguments(ARG "" "NAME;PROCS;TIMEOUT" "COMMAND" ${ARGN})
+  cmake_parse_arguments(ARG "EXPECT_ABORT" "NAME;PROCS;TIMEOUT" "COMMAND" ${ARGN})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
+  set(wrapper "")
+  if(ARG_EXPECT_ABORT)
+    set(wrapper ${PROJECT_SOURCE_DIR}/tests/support/expect_abort.sh)
+  endif()
   add_test(NAME ${ARG_NAME}
-           COMMAND timeout ${ARG_TIMEOUT} ${MPIEXEC_EXECUTABLE} ${LEANCAST_MPIEXEC_FLAGS}
+           COMMAND ${wrapper} timeout ${ARG_TIMEOUT} ${MPIEXEC_EXECUTABLE} ${LEANCAST_MPIEXEC_FLAGS}
                    ${MPIEXEC_NUMPROC_FLAG} ${ARG_PROCS} ${ARG_COMMAND})
   set_tests_properties(${ARG_NAME} PROPERTIES
     ENVIRONMENT "${LEANCAST_TEST_ENVIRONMENT}"

@@ -2,6 +2,8 @@
 // communicator's error handler, with no communication (so no rank waits).
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include <leancast/leancast.h>
 
 #include "test_support.hpp"
@@ -68,6 +70,18 @@ TEST_F(BcastErrors, EachBadArgumentHasItsClass) {
   EXPECT_EQ(LC_Bcast(nullptr, 0, MPI_INT, 0, comm_), MPI_SUCCESS);
   EXPECT_EQ(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, nullptr), MPI_SUCCESS);
   EXPECT_EQ(handler_calls, 0);
+}
+
+// The codes carry leancast's own text, which MPI_Error_string (and a fatal handler) shows.
+TEST_F(BcastErrors, ErrorStringsNameTheProblem) {
+  int data[1] = {0};
+  const int rc = LC_Bcast(data, 1, MPI_INT, -1, comm_);
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  ASSERT_EQ(MPI_Error_string(rc, text, &length), MPI_SUCCESS);
+  EXPECT_NE(std::string(text, length).find("root is not a rank of the communicator"),
+            std::string::npos) << text;
+  handler_calls = 0;
 }
 
 TEST_F(BcastErrors, NullCommunicatorUsesTheWorldHandler) {
