@@ -2,6 +2,7 @@
 
 #include <array>
 #include <mutex>
+#include <string_view>
 
 namespace leancast::detail {
 
@@ -29,14 +30,25 @@ constexpr std::array<ProblemInfo, 8> kProblems{{
 std::once_flag codes_once;
 std::array<int, kProblems.size()> codes{};
 
-// Error codes with leancast's messages; plain class codes if the MPI library refuses.
+// True if MPI_Error_string gives back exactly `message` for `code`.
+bool reads_back(int code, const char* message) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  return MPI_Error_string(code, text, &length) == MPI_SUCCESS &&
+         std::string_view(text, static_cast<std::size_t>(length)) == message;
+}
+
+// Error codes with leancast's messages; plain class codes if the MPI library refuses or
+// garbles them (MPICH 4.0 encodes a code added to a predefined class without its dynamic
+// bit, so MPI_Error_string then prints an unrelated error stack).
 void make_codes() {
   for (std::size_t i = 0; i < kProblems.size(); ++i) {
-    int code = kProblems[i].error_class;
-    if (MPI_Add_error_code(kProblems[i].error_class, &code) == MPI_SUCCESS) {
-      MPI_Add_error_string(code, const_cast<char*>(kProblems[i].message));
-    } else {
-      code = kProblems[i].error_class;
+    const auto& [error_class, message] = kProblems[i];
+    int code = error_class;
+    if (MPI_Add_error_code(error_class, &code) != MPI_SUCCESS ||
+        MPI_Add_error_string(code, const_cast<char*>(message)) != MPI_SUCCESS ||
+        !reads_back(code, message)) {
+      code = error_class;
     }
     codes[i] = code;
   }
