@@ -81,7 +81,7 @@ int ByteBuffer::open(void* buf, int count, MPI_Datatype type, const TypeInfo& in
   if (!is_root) return MPI_SUCCESS;
   Pieces pieces;
   if (int rc = pieces_of(type, pieces); rc != MPI_SUCCESS) return rc;
-  return for_each_piece(count, pieces, [&](int first, int n, std::uint64_t offset, int bytes) {
+  return for_each_piece(count, pieces, [&](int first, int n, std::uint64_t offset, int bytes) -> int {
     int position = 0;
     const int rc = MPI_Pack(element(buf, pieces.extent, first), n, type, data_ + offset, bytes,
                             &position, comm);
