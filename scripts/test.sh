@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The whole test suite: builds leancast against Open MPI and against MPICH and runs CTest
-# in both (the MPI-free tests once). Installs its Debian packages first.
+# The whole test suite: builds leancast against Open MPI, against MPICH and for SimGrid's
+# SMPI, and runs CTest in each (the MPI-free tests once). Installs its Debian packages first.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$LEANCAST_ROOT/scripts/install-deps.sh"
 status=0
-for flavor in openmpi mpich; do
+for flavor in openmpi mpich smpi; do
   echo "== leancast tests against $flavor"
   build_leancast "$flavor"
   exclude=()
