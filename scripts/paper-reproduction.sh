@@ -2,7 +2,7 @@
 # Regenerates docs/paper-reproduction/: the paper's Figures 6-8 simulated with SMPI on the
 # hornet model (and Fig. 6 on laki), the barrier variant, and P = 1024. Every command is
 # printed first, with the simulation's wall-clock cost (also in each JSON under
-# "simulation"). About 20 minutes on 2 cores.
+# "simulation"). About 40 minutes on 2 cores.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$LEANCAST_ROOT/scripts/install-deps.sh"
@@ -36,12 +36,24 @@ done
 # Figure 8: P = 129 over medium and long sizes.
 run "$sim" --platform hornet --procs 129 --algorithms $pair --preset fig8 --iterations 4 \
   --json "$out/fig8-hornet-p129.json"
+# The same with every message sent by rendezvous (SMPI's eager limit 0), to separate the
+# eager protocol's effect from the traffic the tuned ring saves.
+rendezvous=(--smpi-config smpi/send-is-detached-thresh:0)
+for procs in 9 17 33 65 129; do
+  run "$sim" --platform hornet --procs $procs --algorithms $pair --preset fig7 --iterations 4 \
+    "${rendezvous[@]}" --json "$out/fig7-hornet-rendezvous-p$procs.json"
+done
+run "$sim" --platform hornet --procs 129 --algorithms $pair --preset fig8 --iterations 4 \
+  "${rendezvous[@]}" --json "$out/fig8-hornet-rendezvous-p129.json"
+run "$sim" --platform hornet --procs 256 --algorithms $pair --preset fig6 --iterations 4 \
+  "${rendezvous[@]}" --json "$out/fig6-hornet-rendezvous-p256.json"
 # Beyond the paper: P = 1024 at 1 MiB.
 run "$sim" --platform hornet --procs 1024 --algorithms $pair --sizes 1M --iterations 2 \
   --json "$out/hornet-p1024.json"
 
 cd "$out"
-for name in fig6-hornet fig6-hornet-barrier fig6-laki; do
+for name in fig6-hornet fig6-hornet-barrier fig6-hornet-rendezvous fig6-laki fig7-hornet-rendezvous \
+  fig8-hornet-rendezvous; do
   mkdir -p "$name" && run "$report" --out-dir "$name" "$name"-p*.json
 done
 mkdir -p fig7-hornet && run "$report" --out-dir fig7-hornet fig7-hornet-p*.json

@@ -21,7 +21,8 @@ leancast::sim::NodeModel hornet_node() {
   // FITTED: MPI_Bcast_native (scatter-ring) at P = 16 on one node, 3 MB, back-to-back
   // (leancast-sim --preset fig6) gives the paper's single-node peak of 2623 MB/s
   // (Fig. 6(a)). An intra-node message loads the bus twice (read + write), so this is
-  // ~33 GB/s of MPI copies, about a third of the node's STREAM bandwidth.
+  // ~28 GB/s of MPI copies; 57 GB/s is about half the STREAM bandwidth typical of two
+  // E5-2680v3 sockets (~115 GB/s).
   node.memory_bandwidth = 57e9;
   // ASSUMED: one Haswell core copies ~10 GB/s (single-threaded memcpy, typical figure).
   node.core_bandwidth = 10e9;
@@ -56,10 +57,7 @@ void load_platform(const sg4::Engine&) {
   const double link_bandwidth = 10e9, link_latency = 0.13e-6;
   sg4::create_dragonfly_zone(
       "hornet", nullptr, sg4::DragonflyParams({groups, 1}, {6, 3}, {16, 1}, 4),
-      sg4::ClusterCallbacks([&node](sg4::NetZone* zone, const std::vector<unsigned long>&,
-                                    unsigned long id) {
-        return leancast::sim::build_node(zone, id, node);
-      }),
+      leancast::sim::node_callbacks(node),
       link_bandwidth, link_latency, sg4::Link::SharingPolicy::SPLITDUPLEX)
       ->seal();
 }

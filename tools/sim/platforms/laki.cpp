@@ -44,10 +44,7 @@ void load_platform(const sg4::Engine&) {
   const double link_bandwidth = 3.2e9, link_latency = 0.1e-6;
   sg4::create_fatTree_zone(
       "laki", nullptr, sg4::FatTreeParams(2, {18, 18}, {1, 18}, {1, 1}),
-      sg4::ClusterCallbacks([&node](sg4::NetZone* zone, const std::vector<unsigned long>&,
-                                    unsigned long id) {
-        return leancast::sim::build_node(zone, id, node);
-      }),
+      leancast::sim::node_callbacks(node),
       link_bandwidth, link_latency, sg4::Link::SharingPolicy::SPLITDUPLEX)
       ->seal();
 }

@@ -31,6 +31,10 @@ std::string core_host_name(unsigned long node, int core);
 std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoint*> build_node(
     simgrid::s4u::NetZone* parent, unsigned long node, const NodeModel& model);
 
+// Callbacks for SimGrid's cluster builders (dragonfly, fat tree...) that make every leaf
+// a node of `model` (copied into the callbacks).
+simgrid::s4u::ClusterCallbacks node_callbacks(const NodeModel& model);
+
 // Nodes the platform must hold: LEANCAST_SIM_NODES (set by leancast-sim), else `fallback`.
 unsigned long nodes_wanted(unsigned long fallback);
 

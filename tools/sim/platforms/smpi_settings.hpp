@@ -1,5 +1,5 @@
 // SMPI settings shared by leancast's platforms, applied when the platform loads so that
-// a platform file carries its whole model.
+// a platform file carries its whole model; settings given with --cfg take precedence.
 #pragma once
 
 namespace leancast::sim {
