@@ -9,9 +9,8 @@ namespace {
 
 // Packing goes in pieces of whole elements of at most about 1 GiB (or one element, if an
 // element is larger), so that the int sizes of MPI_Pack suffice. A single element of more
-// than INT_MAX bytes needs MPI_Pack_c (MPI 4); MPI 3 libraries have none, and bcast
-// refuses such elements there before communicating. MPICH 4.0's MPI_Pack_c refuses
-// MPI_BOTTOM as its input, so MPI_Pack is used wherever the sizes fit an int.
+// than INT_MAX bytes needs MPI_Pack_c (MPI 4), used only then; MPI 3 libraries have none,
+// and bcast refuses such elements there before communicating.
 constexpr std::uint64_t kPieceBytes = std::uint64_t{1} << 30;
 
 int pack(const void* in, MPI_Count n, MPI_Datatype type, void* out, std::uint64_t bytes,
@@ -87,14 +86,21 @@ int at_real_address(void* address, MPI_Count n, MPI_Datatype type, Fn fn) {
   return rc;
 }
 
-// Calls fn(first element, elements, byte offset, bytes) for each piece of `count` elements.
+// Calls fn(address, elements, type, packed offset, packed bytes) for each piece of `count`
+// elements of `type` at `user` (which may be MPI_BOTTOM).
 template <class Fn>
-int for_each_piece(MPI_Count count, const Pieces& pieces, Fn fn) {
+int for_each_piece(void* user, MPI_Count count, MPI_Datatype type, Fn fn) {
+  Pieces pieces;
+  if (int rc = pieces_of(type, pieces); rc != MPI_SUCCESS) return rc;
   std::uint64_t offset = 0;
   for (MPI_Count first = 0; first < count; first += pieces.per_piece) {
     const MPI_Count n = std::min(pieces.per_piece, count - first);
     const std::uint64_t bytes = pieces.element_bytes * static_cast<std::uint64_t>(n);
-    if (int rc = fn(first, n, offset, bytes); rc != MPI_SUCCESS) return rc;
+    const int rc = at_real_address(element(user, pieces.extent, first), n, type,
+                                   [&](void* address, MPI_Count elements, MPI_Datatype as) {
+                                     return fn(address, elements, as, offset, bytes);
+                                   });
+    if (rc != MPI_SUCCESS) return rc;
     offset += bytes;
   }
   return MPI_SUCCESS;
@@ -118,7 +124,6 @@ int describe_type(MPI_Count count, MPI_Datatype type, TypeInfo& info) {
   const auto element_bytes = static_cast<std::uint64_t>(size);
   if (element_bytes != 0 && elements > UINT64_MAX / element_bytes) return MPI_ERR_COUNT;
   info.bytes = elements * element_bytes;
-  info.element_bytes = element_bytes;
   // Only predefined types: a derived type may list its bytes in another order than memory.
   info.in_place = combiner == MPI_COMBINER_NAMED && lb == 0 && extent == size;
   return MPI_SUCCESS;
@@ -138,27 +143,17 @@ int ByteBuffer::open(void* buf, MPI_Count count, MPI_Datatype type, const TypeIn
   data_ = packed_.data();
   unpack_ = !is_root;
   if (!is_root) return MPI_SUCCESS;
-  Pieces pieces;
-  if (int rc = pieces_of(type, pieces); rc != MPI_SUCCESS) return rc;
-  return for_each_piece(count, pieces, [&](MPI_Count first, MPI_Count n, std::uint64_t offset,
-                                           std::uint64_t bytes) {
-    return at_real_address(element(buf, pieces.extent, first), n, type,
-                           [&](void* in, MPI_Count elements, MPI_Datatype as) {
-                             return pack(in, elements, as, data_ + offset, bytes, comm);
-                           });
+  return for_each_piece(buf, count, type, [&](void* in, MPI_Count n, MPI_Datatype as,
+                                              std::uint64_t offset, std::uint64_t bytes) {
+    return pack(in, n, as, data_ + offset, bytes, comm);
   });
 }
 
 int ByteBuffer::close() {
   if (!unpack_) return MPI_SUCCESS;
-  Pieces pieces;
-  if (int rc = pieces_of(type_, pieces); rc != MPI_SUCCESS) return rc;
-  return for_each_piece(count_, pieces, [&](MPI_Count first, MPI_Count n, std::uint64_t offset,
-                                            std::uint64_t bytes) {
-    return at_real_address(element(user_, pieces.extent, first), n, type_,
-                           [&](void* out, MPI_Count elements, MPI_Datatype as) {
-                             return unpack(data_ + offset, bytes, out, elements, as, comm_);
-                           });
+  return for_each_piece(user_, count_, type_, [&](void* out, MPI_Count n, MPI_Datatype as,
+                                                  std::uint64_t offset, std::uint64_t bytes) {
+    return unpack(data_ + offset, bytes, out, n, as, comm_);
   });
 }
 

@@ -14,9 +14,8 @@
 namespace leancast::detail {
 
 struct TypeInfo {
-  std::uint64_t bytes = 0;          // count * MPI_Type_size: the same on every rank
-  std::uint64_t element_bytes = 0;  // MPI_Type_size: may differ between ranks
-  bool in_place = false;  // a predefined type without gaps: the user's buffer is the bytes
+  std::uint64_t bytes = 0;  // count * MPI_Type_size: the same on every rank
+  bool in_place = false;    // a predefined type without gaps: the user's buffer is the bytes
 };
 
 // Size and layout of count elements of `type` (a valid, committed datatype). A byte size
