@@ -39,7 +39,7 @@ def parse_arguments():
     parser.add_argument("--launcher-flag", action="append", default=[])
     parser.add_argument("--flavor", choices=("openmpi", "mpich"), required=True)
     parser.add_argument("--procs", type=int, required=True)
-    parser.add_argument("--preload", required=True)
+    parser.add_argument("--preload", help="the interposer; omit for a program linked with it")
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the ranks")
     parser.add_argument("--served-by", action="append", default=[])
     parser.add_argument("--only")
@@ -119,7 +119,8 @@ def main():
     if args.opt_in and os.environ.get(args.opt_in) != "1":
         print(f"skipped: opt-in test, run with {args.opt_in}=1")
         return 77
-    environment = [("LD_PRELOAD", args.preload), ("LEANCAST_VERBOSE", "1")]
+    environment = [("LD_PRELOAD", args.preload)] if args.preload else []
+    environment.append(("LEANCAST_VERBOSE", "1"))
     environment += [tuple(setting.split("=", 1)) for setting in args.env]
     status, output = launch(args, environment)
     if args.expect_abort:
