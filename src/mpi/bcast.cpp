@@ -50,9 +50,11 @@ std::optional<Problem> check_arguments(const BcastCall& call, int size) {
 }
 
 // Intercommunicators have their own root semantics (MPI_ROOT, MPI_PROC_NULL): MPI's own.
+// Their sizes are only counted for the verbose summary; ranks passing MPI_PROC_NULL move
+// no data, and MPI ignores their datatype, so it is not looked at.
 int pass_intercommunicator(const BcastCall& call) {
   TypeInfo info;
-  if (call.type == MPI_DATATYPE_NULL || call.count < 0 ||
+  if (call.root == MPI_PROC_NULL || call.type == MPI_DATATYPE_NULL || call.count < 0 ||
       describe_type(call.count, call.type, info) != MPI_SUCCESS) {
     info.bytes = 0;
   }

@@ -50,6 +50,9 @@ extern "C" int MPI_Bcast_c(void* buf, MPI_Count count, MPI_Datatype type, int ro
 
 // The verbose summary prints at MPI_Finalize even in a program that never broadcast.
 extern "C" int MPI_Finalize() {
-  leancast::detail::install_summary_hook();
+  try {
+    leancast::detail::install_summary_hook();
+  } catch (...) {  // reading the settings failed to allocate: finalize without a summary
+  }
   return PMPI_Finalize();
 }
