@@ -1,9 +1,13 @@
-# Installs the library, headers, leancast-plan, a CMake package (find_package(leancast))
-# and a pkg-config file (leancast.pc).
+# Installs the library, the MPI_Bcast interposer, headers, leancast-plan, a CMake package
+# (find_package(leancast)) and a pkg-config file (leancast.pc).
 include(CMakePackageConfigHelpers)
 
 install(TARGETS leancast EXPORT leancastTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The interposer is for LD_PRELOAD, not for linking against: a plain file beside the library.
+if(TARGET ${LEANCAST_PMPI})
+  install(TARGETS ${LEANCAST_PMPI} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(TARGETS leancast-plan leancast-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(PROGRAMS tools/report/leancast-report DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY include/leancast DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

@@ -1,12 +1,12 @@
-/* bcast_check: broadcasts with each named algorithm (or "mpi" for the MPI library's own
- * MPI_Bcast), checks every byte on every rank, and prints one line per algorithm.
+/* bcast_check: broadcasts with each named algorithm ("mpi": the MPI library's own
+ * broadcast; "-": LC_Bcast, whose algorithm the LEANCAST_* settings choose), checks every
+ * byte on every rank, and prints one line per algorithm.
  * Knows leancast only through <leancast/leancast.h>; build it with
  *   mpicc bcast_check.c $(pkg-config --cflags --libs leancast)
  * Usage: mpiexec -n P ./bcast_check BYTES [ALGORITHM ...]   (exit 1 if any check fails) */
 #include <leancast/leancast.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 static const char *default_algorithms[] = {"linear", "binomial", "hypercube", "scatter-doubling",
                                            "scatter-ring", "scatter-ring-tuned", "auto", "mpi"};
@@ -29,8 +29,8 @@ int main(int argc, char **argv) {
     for (long i = 0; i < bytes; ++i) buf[i] = rank == root ? pattern(i, a) : 0;
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = MPI_Wtime();
-    const int rc = strcmp(names[a], "mpi") == 0
-                       ? MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD)
+    const int rc = names[a][0] == '-' && names[a][1] == '\0'
+                       ? LC_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD)
                        : LC_Bcast_with(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD, names[a]);
     double seconds = MPI_Wtime() - start;
     int ok = rc == MPI_SUCCESS;

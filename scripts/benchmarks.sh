@@ -18,6 +18,13 @@ for procs in 2 3 4; do
   run timeout 900 mpirun --oversubscribe -n "$procs" ./leancast-bench "${common[@]}" \
     --json "$out/openmpi-p$procs.json"
 done
+# The same command without and with the interposer: under it, `mpi` is leancast's (auto).
+before_after=(--algorithms binomial,mpi --baseline binomial --sizes 16K:4M:4 --iterations 100
+              --reps 30 --quiet)
+run timeout 900 mpirun --oversubscribe -n 2 ./leancast-bench "${before_after[@]}" \
+  --json "$out/interposer-openmpi-p2-without.json"
+run timeout 900 mpirun --oversubscribe -n 2 -x LD_PRELOAD="$PWD/libleancast_pmpi_openmpi.so" \
+  ./leancast-bench "${before_after[@]}" --json "$out/interposer-openmpi-p2-with.json"
 cd "$LEANCAST_ROOT/build/mpich"
 run timeout 900 mpiexec.mpich -n 2 ./leancast-bench "${common[@]}" --json "$out/mpich-p2.json"
 # MPICH busy-polls: 3 ranks on 2 cores are far slower, so fewer iterations.

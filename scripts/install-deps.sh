@@ -6,7 +6,7 @@ packages=(
   g++ make cmake pkg-config python3 python3-matplotlib
   openmpi-bin libopenmpi-dev mpich libmpich-dev
   libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-  libsimgrid-dev
+  gfortran python3-mpi4py libboost-mpi-dev libsimgrid-dev
 )
 missing=()
 for p in "${packages[@]}"; do

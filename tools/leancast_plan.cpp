@@ -12,7 +12,7 @@
 #include <leancast/analysis.hpp>
 #include <leancast/schedule.hpp>
 
-#include "common/byte_size.hpp"
+#include "select/byte_size.hpp"
 
 namespace {
 
@@ -139,7 +139,12 @@ int main(int argc, char** argv) {
                leancast::algorithm_names());
     return 2;
   }
-  const auto bytes = leancast::tools::parse_byte_size(bytes_text);
+  if (*algorithm == leancast::Algorithm::mpi) {
+    fmt::print(stderr, "leancast-plan: 'mpi' is the MPI library's own MPI_Bcast; leancast has "
+                       "no schedule for it\n");
+    return 2;
+  }
+  const auto bytes = leancast::detail::parse_byte_size(bytes_text);
   if (!bytes) {
     fmt::print(stderr, "leancast-plan: --bytes '{}' is not a size (e.g. 1048576, 512K, 3M)\n",
                bytes_text);

@@ -17,6 +17,7 @@ enum class Algorithm {
   scatter_doubling,    // binomial scatter + recursive-doubling allgather
   scatter_ring,        // paper's MPI_Bcast_native: binomial scatter + enclosed ring
   scatter_ring_tuned,  // paper's MPI_Bcast_opt: binomial scatter + non-enclosed ring
+  mpi,                 // "mpi": the MPI library's own broadcast (PMPI_Bcast); no schedule
 };
 
 // User-facing name ("scatter-ring-tuned", "auto", ...).
@@ -25,10 +26,10 @@ std::string_view to_string(Algorithm algorithm);
 // Accepts the user-facing names, '_' for '-', and the paper's aliases "native" / "opt".
 std::optional<Algorithm> parse_algorithm(std::string_view name);
 
-// Every algorithm with a schedule of its own (all but automatic), in a stable order.
+// Every algorithm with a schedule of its own (all but automatic and mpi), in a stable order.
 std::span<const Algorithm> concrete_algorithms();
 
-// Comma-separated list of every accepted name, for messages.
+// Comma-separated list of every accepted name (mpi included), for messages.
 std::string algorithm_names();
 
 // MPICH 3/4's documented choice (MPIR_CVAR_BCAST_SHORT_MSG_SIZE = 12288,

@@ -15,12 +15,14 @@
 extern "C" {
 #endif
 
-/* Broadcast with the algorithm named by LEANCAST_BCAST_ALGORITHM, or "auto" if unset. */
+/* Broadcast with the algorithm the environment chooses (LEANCAST_BCAST_ALGORITHM, then
+ * LEANCAST_BCAST_RULES, then the LEANCAST_CONFIG file), or "auto" if none does. */
 int LC_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
 
 /* Broadcast with the named algorithm ("auto", "linear", "binomial", "hypercube",
- * "scatter-doubling", "scatter-ring" or "native", "scatter-ring-tuned" or "opt").
- * NULL or "" behaves like LC_Bcast; an unknown name is an MPI_ERR_ARG error. */
+ * "scatter-doubling", "scatter-ring" or "native", "scatter-ring-tuned" or "opt", or "mpi":
+ * the MPI library's own broadcast, PMPI_Bcast). NULL or "" behaves like LC_Bcast; an
+ * unknown name is an MPI_ERR_ARG error. */
 int LC_Bcast_with(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                   const char *algorithm);
 

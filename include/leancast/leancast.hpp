@@ -7,10 +7,12 @@
 
 namespace leancast {
 
-// Broadcast with the algorithm named by LEANCAST_BCAST_ALGORITHM, or auto if unset.
+// Broadcast with the algorithm the environment chooses (LEANCAST_BCAST_ALGORITHM, then
+// LEANCAST_BCAST_RULES, then the LEANCAST_CONFIG file), or auto if none does.
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
 
-// Broadcast with `algorithm`; it overrides LEANCAST_BCAST_ALGORITHM.
+// Broadcast with `algorithm` (Algorithm::mpi: the MPI library's own, PMPI_Bcast); it
+// overrides the environment.
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, Algorithm algorithm);
 
 }  // namespace leancast

@@ -1,16 +1,17 @@
 #include "bcast.hpp"
 
-#include <cstdio>
-#include <cstdlib>
-#include <mutex>
-#include <string>
+#include <climits>
+#include <new>
 
 #include <leancast/leancast.hpp>
 
 #include "byte_buffer.hpp"
 #include "errors.hpp"
 #include "executor.hpp"
+#include "pass_through.hpp"
 #include "private_comm.hpp"
+#include "process_settings.hpp"
+#include "usage_log.hpp"
 
 namespace leancast::detail {
 
@@ -24,74 +25,88 @@ bool is_predefined(MPI_Datatype type) {
 
 // Local argument checks, in MPICH's order; none of them communicates, so a bad argument
 // on one rank never leaves that rank waiting.
-std::optional<Problem> check_arguments(const void* buf, int count, MPI_Datatype type, int root,
-                                       int size) {
-  if (count < 0) return Problem::negative_count;
-  if (type == MPI_DATATYPE_NULL) return Problem::null_datatype;
-  const bool predefined = is_predefined(type);
+std::optional<Problem> check_arguments(const BcastCall& call, int size) {
+  if (call.count < 0) return Problem::negative_count;
+  if (call.type == MPI_DATATYPE_NULL) return Problem::null_datatype;
+  const bool predefined = is_predefined(call.type);
   if (!predefined) {
     // Packing zero elements checks the datatype, commit included, in both MPI libraries.
     char scratch = 0;
     int position = 0;
-    const int rc = MPI_Pack(buf, 0, type, &scratch, 0, &position, local_check_comm());
+    const int rc =
+        MPI_Pack(call.buf, 0, call.type, &scratch, 0, &position, local_check_comm());
     int error_class = MPI_SUCCESS;
     if (rc != MPI_SUCCESS) MPI_Error_class(rc, &error_class);
     if (error_class == MPI_ERR_TYPE) return Problem::uncommitted_datatype;
+    MPI_Count element = 0;
+    MPI_Type_size_x(call.type, &element);
+    if (packs_with_int_sizes_only() && element > INT_MAX) return Problem::element_too_large;
   }
-  if (buf == MPI_IN_PLACE) return Problem::in_place_buffer;
+  if (call.buf == MPI_IN_PLACE) return Problem::in_place_buffer;
   // MPI_BOTTOM (NULL) is a valid base for derived types with absolute addresses.
-  if (buf == nullptr && count > 0 && predefined) return Problem::null_buffer;
-  if (root < 0 || root >= size) return Problem::invalid_root;
+  if (call.buf == nullptr && call.count > 0 && predefined) return Problem::null_buffer;
+  if (call.root < 0 || call.root >= size) return Problem::invalid_root;
   return std::nullopt;
 }
 
-Algorithm from_environment() {
-  const char* value = std::getenv("LEANCAST_BCAST_ALGORITHM");
-  if (value == nullptr || *value == '\0') return Algorithm::automatic;
-  if (auto parsed = parse_algorithm(value)) return *parsed;
-  static std::once_flag warned;
-  std::call_once(warned, [value] {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) {
-      std::fprintf(stderr,
-                   "leancast: LEANCAST_BCAST_ALGORITHM=%s is not an algorithm (%s); using auto\n",
-                   value, algorithm_names().c_str());
-    }
-  });
-  return Algorithm::automatic;
+// Intercommunicators have their own root semantics (MPI_ROOT, MPI_PROC_NULL): MPI's own.
+// Their sizes are only counted for the verbose summary; ranks passing MPI_PROC_NULL move
+// no data, and MPI ignores their datatype, so it is not looked at.
+int pass_intercommunicator(const BcastCall& call) {
+  TypeInfo info;
+  if (call.root == MPI_PROC_NULL || call.type == MPI_DATATYPE_NULL || call.count < 0 ||
+      describe_type(call.count, call.type, info) != MPI_SUCCESS) {
+    info.bytes = 0;
+  }
+  int size = 0;
+  MPI_Comm_size(call.comm, &size);
+  record_bcast({Algorithm::mpi, Algorithm::mpi, "intercommunicator"}, size, info.bytes);
+  return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
 }
 
-}  // namespace
-
-int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-          std::optional<Algorithm> requested) {
+int run(const BcastCall& call, std::optional<Algorithm> requested) {
+  const MPI_Comm comm = call.comm;
   if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
   int inter = 0;
   if (int rc = MPI_Comm_test_inter(comm, &inter); rc != MPI_SUCCESS) return raise_code(comm, rc);
-  // Intercommunicators have their own root semantics (MPI_ROOT, MPI_PROC_NULL): MPI's own.
-  if (inter) return PMPI_Bcast(buf, count, type, root, comm);
+  if (inter) return pass_intercommunicator(call);
   int size = 0;
   MPI_Comm_size(comm, &size);
-  if (auto problem = check_arguments(buf, count, type, root, size)) {
-    return raise_problem(comm, *problem);
-  }
+  if (auto problem = check_arguments(call, size)) return raise_problem(comm, *problem);
   TypeInfo info;
-  if (int rc = describe_type(count, type, info); rc != MPI_SUCCESS) return raise_code(comm, rc);
+  if (int rc = describe_type(call.count, call.type, info); rc != MPI_SUCCESS) {
+    return raise_code(comm, rc);
+  }
+  const Decision decision = decide(process_settings(), requested, size, info.bytes);
+  record_bcast(decision, size, info.bytes);
+  if (decision.algorithm == Algorithm::mpi) {
+    return pass_to_mpi(call.buf, call.count, call.type, call.root, comm);
+  }
   if (info.bytes == 0 || size == 1) return MPI_SUCCESS;
 
   PrivateComm* state = nullptr;
   if (int rc = private_comm(comm, state); rc != MPI_SUCCESS) return raise_code(comm, rc);
-  Algorithm algorithm = requested.value_or(from_environment());
-  if (algorithm == Algorithm::automatic) algorithm = select_automatic(size, info.bytes);
-  const auto program = state->program(algorithm, root, info.bytes);
-
+  const auto program = state->program(decision.algorithm, call.root, info.bytes);
   ByteBuffer bytes;
-  const bool is_root = state->rank() == root;
-  int rc = bytes.open(buf, count, type, info, is_root, state->comm());
+  const bool is_root = state->rank() == call.root;
+  int rc = bytes.open(call.buf, call.count, call.type, info, is_root, state->comm());
   if (rc == MPI_SUCCESS) rc = execute(*program, bytes.data(), state->comm());
   if (rc == MPI_SUCCESS) rc = bytes.close();
   return raise_code(comm, rc);
+}
+
+}  // namespace
+
+int bcast(const BcastCall& call, std::optional<Algorithm> requested) {
+  // Nothing may escape into a C or Fortran caller: allocation failures (a packed copy of a
+  // large derived-type buffer) and internal errors become MPI error codes.
+  try {
+    return run(call, requested);
+  } catch (const std::bad_alloc&) {
+    return raise_code(call.comm, MPI_ERR_NO_MEM);
+  } catch (...) {
+    return raise_code(call.comm, MPI_ERR_INTERN);
+  }
 }
 
 }  // namespace leancast::detail
@@ -99,11 +114,11 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
 namespace leancast {
 
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  return detail::bcast(buf, count, type, root, comm, std::nullopt);
+  return detail::bcast({buf, count, type, root, comm}, std::nullopt);
 }
 
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, Algorithm algorithm) {
-  return detail::bcast(buf, count, type, root, comm, algorithm);
+  return detail::bcast({buf, count, type, root, comm}, algorithm);
 }
 
 }  // namespace leancast

@@ -1,4 +1,4 @@
-// The one broadcast path behind the C and C++ APIs.
+// The one broadcast path behind the C and C++ APIs and the MPI_Bcast interposer.
 #pragma once
 
 #include <mpi.h>
@@ -9,8 +9,17 @@
 
 namespace leancast::detail {
 
-// `requested` empty: LEANCAST_BCAST_ALGORITHM, else auto.
-int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-          std::optional<Algorithm> requested);
+// The arguments of one MPI_Bcast (or MPI_Bcast_c: the count may exceed INT_MAX).
+struct BcastCall {
+  void* buf;
+  MPI_Count count;
+  MPI_Datatype type;
+  int root;
+  MPI_Comm comm;
+};
+
+// `requested` empty: the process's settings decide (select/decide.hpp). Never throws:
+// failures come back as MPI error codes, raised through the communicator's handler.
+int bcast(const BcastCall& call, std::optional<Algorithm> requested);
 
 }  // namespace leancast::detail

@@ -18,13 +18,18 @@ struct TypeInfo {
   bool in_place = false;    // a predefined type without gaps: the user's buffer is the bytes
 };
 
-// Size and layout of count elements of `type` (a valid, committed datatype).
-int describe_type(int count, MPI_Datatype type, TypeInfo& info);
+// Size and layout of count elements of `type` (a valid, committed datatype). A byte size
+// beyond 2^64 is MPI_ERR_COUNT.
+int describe_type(MPI_Count count, MPI_Datatype type, TypeInfo& info);
+
+// True where MPI_Pack takes int sizes only (MPI 3): packing an element of more than
+// INT_MAX bytes is impossible there.
+bool packs_with_int_sizes_only();
 
 class ByteBuffer {
  public:
   // Binds to the user's buffer; on the root packs it if the type needs packing.
-  int open(void* buf, int count, MPI_Datatype type, const TypeInfo& info, bool is_root,
+  int open(void* buf, MPI_Count count, MPI_Datatype type, const TypeInfo& info, bool is_root,
            MPI_Comm comm);
   std::byte* data() { return data_; }
   // On a receiver that packed, unpacks into the user's buffer.
@@ -32,7 +37,7 @@ class ByteBuffer {
 
  private:
   void* user_ = nullptr;
-  int count_ = 0;
+  MPI_Count count_ = 0;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
   MPI_Comm comm_ = MPI_COMM_NULL;
   bool unpack_ = false;

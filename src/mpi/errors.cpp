@@ -2,7 +2,10 @@
 
 #include <array>
 #include <mutex>
+#include <string>
 #include <string_view>
+
+#include <leancast/algorithm.hpp>
 
 namespace leancast::detail {
 
@@ -13,8 +16,8 @@ struct ProblemInfo {
   const char* message;
 };
 
-// Indexed by Problem.
-constexpr std::array<ProblemInfo, 8> kProblems{{
+// Indexed by Problem; unknown_algorithm's message gets the list of names appended.
+constexpr std::array<ProblemInfo, 9> kProblems{{
     {MPI_ERR_COMM, "leancast: MPI_COMM_NULL is not a valid communicator"},
     {MPI_ERR_COUNT, "leancast: negative count"},
     {MPI_ERR_TYPE, "leancast: MPI_DATATYPE_NULL is not a valid datatype"},
@@ -22,16 +25,23 @@ constexpr std::array<ProblemInfo, 8> kProblems{{
     {MPI_ERR_BUFFER, "leancast: NULL buffer with count > 0"},
     {MPI_ERR_BUFFER, "leancast: MPI_IN_PLACE is not a valid broadcast buffer"},
     {MPI_ERR_ROOT, "leancast: root is not a rank of the communicator"},
-    {MPI_ERR_ARG,
-     "leancast: unknown algorithm name (auto, linear, binomial, hypercube, scatter-doubling, "
-     "scatter-ring, scatter-ring-tuned, native, opt)"},
+    {MPI_ERR_ARG, "leancast: unknown algorithm name"},
+    {MPI_ERR_TYPE,
+     "leancast: a datatype element of more than INT_MAX bytes cannot be packed with this MPI "
+     "library (MPI_Pack takes int sizes before MPI 4)"},
 }};
+
+std::string message_of(Problem problem) {
+  std::string message = kProblems[static_cast<std::size_t>(problem)].message;
+  if (problem == Problem::unknown_algorithm) message += " (" + leancast::algorithm_names() + ")";
+  return message;
+}
 
 std::once_flag codes_once;
 std::array<int, kProblems.size()> codes{};
 
 // True if MPI_Error_string gives back exactly `message` for `code`.
-bool reads_back(int code, const char* message) {
+bool reads_back(int code, std::string_view message) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
   return MPI_Error_string(code, text, &length) == MPI_SUCCESS &&
@@ -43,10 +53,11 @@ bool reads_back(int code, const char* message) {
 // bit, so MPI_Error_string then prints an unrelated error stack).
 void make_codes() {
   for (std::size_t i = 0; i < kProblems.size(); ++i) {
-    const auto& [error_class, message] = kProblems[i];
+    const int error_class = kProblems[i].error_class;
+    const std::string message = message_of(static_cast<Problem>(i));
     int code = error_class;
     if (MPI_Add_error_code(error_class, &code) != MPI_SUCCESS ||
-        MPI_Add_error_string(code, const_cast<char*>(message)) != MPI_SUCCESS ||
+        MPI_Add_error_string(code, const_cast<char*>(message.c_str())) != MPI_SUCCESS ||
         !reads_back(code, message)) {
       code = error_class;
     }

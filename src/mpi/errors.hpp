@@ -15,6 +15,7 @@ enum class Problem {
   in_place_buffer,
   invalid_root,
   unknown_algorithm,
+  element_too_large,
 };
 
 // Raises `problem` on `comm` (on MPI_COMM_WORLD for MPI_COMM_NULL, as Open MPI and MPICH

@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "usage_log.hpp"
+
 namespace leancast::detail {
 
 namespace {
@@ -20,7 +22,10 @@ MPI_Comm local_comm = MPI_COMM_NULL;
 
 }  // namespace
 
-PrivateComm::~PrivateComm() { MPI_Comm_free(&comm_); }
+PrivateComm::~PrivateComm() {
+  MPI_Comm_free(&comm_);
+  count_private_comm(false);
+}
 
 std::shared_ptr<const PrivateComm::Program> PrivateComm::program(Algorithm algorithm, int root,
                                                                    std::uint64_t bytes) {
@@ -57,6 +62,7 @@ int private_comm(MPI_Comm user, PrivateComm*& out) {
   int size = 0, rank = 0;
   MPI_Comm_size(dup, &size);
   MPI_Comm_rank(dup, &rank);
+  count_private_comm(true);
   auto state = std::make_unique<PrivateComm>(dup, size, rank);
   if (int rc = MPI_Comm_set_attr(user, keyval, state.get()); rc != MPI_SUCCESS) return rc;
   out = state.release();

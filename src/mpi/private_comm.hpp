@@ -2,6 +2,11 @@
 // it: broadcast messages travel there, so a user receive with MPI_ANY_SOURCE/MPI_ANY_TAG
 // on the user's communicator can never match them. The cached state also keeps the
 // operations of recently used broadcast shapes, so repeated broadcasts skip planning.
+//
+// Threads: one communicator's state needs no lock, because MPI forbids concurrent
+// collectives on one communicator (each thread broadcasts on its own). What is shared
+// between communicators (the attribute key, the local check communicator) is made once
+// under std::call_once, and attribute calls are thread-safe in MPI_THREAD_MULTIPLE.
 #pragma once
 
 #include <mpi.h>

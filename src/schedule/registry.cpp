@@ -20,7 +20,9 @@ struct Entry {
   detail::ScheduleFunction schedule;
 };
 
-constexpr std::array<Entry, 7> kRegistry{{
+// automatic and mpi have no schedule: auto resolves to a concrete algorithm first, and mpi
+// is the MPI library's own broadcast, which make_schedule refuses.
+constexpr std::array<Entry, 8> kRegistry{{
     {Algorithm::automatic, "auto", "", nullptr},
     {Algorithm::linear, "linear", "", detail::linear_schedule},
     {Algorithm::binomial, "binomial", "", detail::binomial_schedule},
@@ -29,6 +31,7 @@ constexpr std::array<Entry, 7> kRegistry{{
     {Algorithm::scatter_ring, "scatter-ring", "native", detail::scatter_ring_schedule},
     {Algorithm::scatter_ring_tuned, "scatter-ring-tuned", "opt",
      detail::scatter_ring_tuned_schedule},
+    {Algorithm::mpi, "mpi", "", nullptr},
 }};
 
 constexpr std::array<Algorithm, 6> kConcrete{
@@ -71,6 +74,9 @@ RankSchedule make_schedule(Algorithm algorithm, const BcastShape& shape, int ran
   if (shape.procs < 1 || shape.root < 0 || shape.root >= shape.procs || rank < 0 ||
       rank >= shape.procs) {
     throw std::invalid_argument("make_schedule: need 0 <= root, rank < procs");
+  }
+  if (algorithm == Algorithm::mpi) {
+    throw std::invalid_argument("make_schedule: mpi is the MPI library's broadcast, no schedule");
   }
   if (algorithm == Algorithm::automatic) algorithm = select_automatic(shape.procs, shape.bytes);
   if (shape.bytes == 0 || shape.procs == 1) {

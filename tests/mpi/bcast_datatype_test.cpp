@@ -135,5 +135,37 @@ TEST(BcastDatatype, DifferentTypesWithTheSameSignature) {
   }
 }
 
+// MPI_BOTTOM with a struct of absolute addresses over two separate arrays (MPICH's
+// MPI_Pack refuses a NULL buffer, which leancast works around).
+TEST(BcastDatatype, BottomWithAbsoluteAddresses) {
+  const int procs = world_size(), rank = world_rank();
+  std::vector<Algorithm> algorithms(concrete_algorithms().begin(), concrete_algorithms().end());
+  algorithms.push_back(Algorithm::mpi);
+  for (Algorithm algorithm : algorithms) {
+    for (int n : {1, 3000, 70000}) {
+      const int root = n % procs;
+      std::vector<int> ints(n, rank == root ? 0 : -1);
+      std::vector<double> doubles(n / 2 + 1, rank == root ? 0 : -1);
+      if (rank == root) {
+        for (int i = 0; i < n; ++i) ints[i] = 5 * i + 1;
+        for (std::size_t i = 0; i < doubles.size(); ++i) doubles[i] = i * 0.125;
+      }
+      const int lengths[2] = {n, static_cast<int>(doubles.size())};
+      MPI_Aint addresses[2];
+      MPI_Get_address(ints.data(), &addresses[0]);
+      MPI_Get_address(doubles.data(), &addresses[1]);
+      const MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE};
+      MPI_Datatype absolute = MPI_DATATYPE_NULL;
+      MPI_Type_create_struct(2, lengths, addresses, types, &absolute);
+      OwnedType type(absolute);
+      ASSERT_EQ(bcast(MPI_BOTTOM, 1, type, root, MPI_COMM_WORLD, algorithm), MPI_SUCCESS);
+      int wrong = 0;
+      for (int i = 0; i < n; ++i) wrong += ints[i] != 5 * i + 1;
+      for (std::size_t i = 0; i < doubles.size(); ++i) wrong += doubles[i] != i * 0.125;
+      EXPECT_EQ(wrong, 0) << to_string(algorithm) << " n=" << n;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace leancast::test

@@ -98,6 +98,20 @@ TEST_F(BcastErrors, NullCommunicatorUsesTheWorldHandler) {
   MPI_Errhandler_free(&previous);
 }
 
+// MPI 3 libraries pack with int sizes only: a datatype element of 3 GiB is refused before
+// any communication (nothing is allocated or touched). MPI 4 libraries pack it.
+TEST_F(BcastErrors, ElementBeyondIntMaxWithoutMpi4) {
+  if (MPI_VERSION >= 4) GTEST_SKIP() << "MPI 4 packs such elements (MPI_Pack_c)";
+  MPI_Datatype gib = MPI_DATATYPE_NULL, three_gib = MPI_DATATYPE_NULL;
+  MPI_Type_contiguous(1 << 30, MPI_BYTE, &gib);
+  MPI_Type_contiguous(3, gib, &three_gib);
+  MPI_Type_commit(&three_gib);
+  char junk = 0;
+  expect_class(LC_Bcast(&junk, 1, three_gib, 0, comm_), MPI_ERR_TYPE, "3 GiB element");
+  MPI_Type_free(&three_gib);
+  MPI_Type_free(&gib);
+}
+
 TEST_F(BcastErrors, ErrorsLeaveTheCommunicatorUsable) {
   const int procs = world_size(), rank = world_rank();
   int junk[4] = {0};

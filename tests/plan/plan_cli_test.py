@@ -63,6 +63,7 @@ class PlanCli(unittest.TestCase):
     def test_bad_options_fail_clearly(self):
         for args, message in (
             (("--algorithm", "ring", "--procs", "4", "--bytes", "1"), "unknown algorithm"),
+            (("--algorithm", "mpi", "--procs", "4", "--bytes", "1"), "no schedule"),
             (("--algorithm", "opt", "--procs", "4", "--bytes", "12Q"), "not a size"),
             (("--algorithm", "opt", "--procs", "4", "--root", "4", "--bytes", "1"), "not a rank"),
             (("--algorithm", "opt", "--procs", "0", "--bytes", "1"), "procs"),

@@ -16,6 +16,14 @@ TEST(Names, RoundTripAndAliases) {
   EXPECT_FALSE(parse_algorithm("Binomial"));
 }
 
+TEST(Names, MpiIsAPseudoAlgorithmWithoutSchedule) {
+  EXPECT_EQ(parse_algorithm("mpi"), Algorithm::mpi);
+  EXPECT_EQ(to_string(Algorithm::mpi), "mpi");
+  for (Algorithm a : concrete_algorithms()) EXPECT_NE(a, Algorithm::mpi);
+  EXPECT_THROW(make_schedule(Algorithm::mpi, {4, 0, 100}, 0), std::invalid_argument);
+  EXPECT_NE(algorithm_names().find("mpi"), std::string::npos);
+}
+
 TEST(Auto, FollowsMpichWithTheTunedRing) {
   EXPECT_EQ(select_automatic(7, 1 << 24), Algorithm::binomial);         // P < 8
   EXPECT_EQ(select_automatic(64, 12287), Algorithm::binomial);          // short

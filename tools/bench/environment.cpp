@@ -30,12 +30,12 @@ std::string utc_now() {
 }
 
 // Settings that change what a broadcast does: the MPI libraries' collective tuning
-// variables and leancast's own.
+// variables, leancast's own, and LD_PRELOAD (under leancast's interposer, `mpi` is leancast).
 nlohmann::ordered_json relevant_settings() {
   nlohmann::ordered_json settings = nlohmann::ordered_json::object();
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const std::string pair(*entry);
-    for (const char* prefix : {"MPIR_CVAR_", "OMPI_MCA_coll", "LEANCAST_", "SMPI_"}) {
+    for (const char* prefix : {"MPIR_CVAR_", "OMPI_MCA_coll", "LEANCAST_", "SMPI_", "LD_PRELOAD="}) {
       if (pair.rfind(prefix, 0) == 0) {
         const auto equals = pair.find('=');
         settings[pair.substr(0, equals)] = pair.substr(equals + 1);

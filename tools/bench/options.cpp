@@ -9,7 +9,7 @@
 
 #include <leancast/algorithm.hpp>
 
-#include "../common/byte_size.hpp"
+#include "select/byte_size.hpp"
 
 namespace leancast::bench {
 
@@ -47,15 +47,15 @@ std::optional<std::vector<std::uint64_t>> parse_sizes(const std::string& text) {
   for (const std::string& item : split(text, ',')) {
     const std::vector<std::string> range = split(item, ':');
     if (range.size() == 1) {
-      const auto size = tools::parse_byte_size(item);
+      const auto size = detail::parse_byte_size(item);
       if (!size) return std::nullopt;
       sizes.push_back(*size);
       continue;
     }
     if (range.size() > 3) return std::nullopt;
-    const auto from = tools::parse_byte_size(range[0]);
-    const auto to = tools::parse_byte_size(range[1]);
-    const auto factor = range.size() == 3 ? tools::parse_byte_size(range[2]) : std::uint64_t{2};
+    const auto from = detail::parse_byte_size(range[0]);
+    const auto to = detail::parse_byte_size(range[1]);
+    const auto factor = range.size() == 3 ? detail::parse_byte_size(range[2]) : std::uint64_t{2};
     if (!from || !to || !factor || *factor < 2 || *from == 0 || *from > *to) return std::nullopt;
     for (std::uint64_t size = *from; size <= *to; size *= *factor) sizes.push_back(size);
   }
@@ -119,7 +119,7 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   o.method = method == "osu" ? Method::osu : Method::paper;
   for (const std::string& name : split(algorithms, ',')) {
     if (name != "mpi" && !parse_algorithm(name)) {
-      return failure(fmt::format("unknown algorithm '{}' (known: mpi, {})", name, algorithm_names()));
+      return failure(fmt::format("unknown algorithm '{}' (known: {})", name, algorithm_names()));
     }
     if (std::find(o.algorithms.begin(), o.algorithms.end(), name) == o.algorithms.end()) {
       o.algorithms.push_back(name);

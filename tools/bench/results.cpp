@@ -43,7 +43,7 @@ nlohmann::ordered_json algorithm_parameters(const BenchRun& run) {
   nlohmann::ordered_json parameters = nlohmann::ordered_json::array();
   for (const std::string& name : run.options.algorithms) {
     const auto algorithm = parse_algorithm(name);
-    if (!algorithm) continue;
+    if (!algorithm || *algorithm == Algorithm::mpi) continue;  // the MPI library's: no plan
     for (std::uint64_t bytes : run.options.sizes) {
       const PlanTotals plan = plan_totals(*algorithm, {run.procs, 0, bytes});
       parameters.push_back({{"algorithm", name},

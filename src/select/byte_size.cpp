@@ -3,7 +3,7 @@
 #include <charconv>
 #include <limits>
 
-namespace leancast::tools {
+namespace leancast::detail {
 
 std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
   std::uint64_t value = 0;
@@ -19,4 +19,4 @@ std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
   return value << shift;
 }
 
-}  // namespace leancast::tools
+}  // namespace leancast::detail

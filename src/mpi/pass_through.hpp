@@ -1,0 +1,13 @@
+// The MPI library's own broadcast, reached through the profiling interface (PMPI_*), so
+// that the interposer's MPI_Bcast never calls itself.
+#pragma once
+
+#include <mpi.h>
+
+namespace leancast::detail {
+
+// PMPI_Bcast, or PMPI_Bcast_c for counts beyond INT_MAX where the library has it (MPI 4).
+// PMPI raises its own errors through the communicator's handler.
+int pass_to_mpi(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm);
+
+}  // namespace leancast::detail

@@ -1,0 +1,31 @@
+#include "rank0_log.hpp"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <string>
+
+namespace leancast::detail {
+
+namespace {
+const char* log_name = "leancast";
+}  // namespace
+
+void set_log_name(const char* name) { log_name = name; }
+
+bool is_world_rank0() {
+  int rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank == 0;
+}
+
+void rank0_print(std::string_view line) {
+  if (!is_world_rank0()) return;
+  std::string text = std::string(log_name) + ": ";
+  text += line;
+  text += '\n';
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  std::fflush(stderr);
+}
+
+}  // namespace leancast::detail

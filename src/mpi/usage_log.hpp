@@ -1,0 +1,24 @@
+// LEANCAST_VERBOSE=1: on rank 0 of MPI_COMM_WORLD, one line the first time each
+// (process count, bytes, algorithm) runs, and at MPI_Finalize one summary line with the
+// broadcasts and bytes per algorithm and the private communicators created and freed.
+// Safe under MPI_THREAD_MULTIPLE.
+#pragma once
+
+#include <cstdint>
+
+#include "select/decide.hpp"
+
+namespace leancast::detail {
+
+// Counts one broadcast this rank took part in (bytes: count * type size).
+void record_bcast(const Decision& decision, int procs, std::uint64_t bytes);
+
+// Counts private communicators (private_comm.hpp) as they are created and freed.
+void count_private_comm(bool created);
+
+// Arranges, once, for the summary to print at MPI_Finalize (if LEANCAST_VERBOSE is on):
+// an attribute on MPI_COMM_SELF, whose delete callback MPI runs first thing in
+// MPI_Finalize, whichever language binding finalizes.
+void install_summary_hook();
+
+}  // namespace leancast::detail

@@ -1,0 +1,58 @@
+// libleancast_pmpi_<mpi>.so: MPI_Bcast (and MPI_Bcast_c where the MPI library is MPI 4)
+// defined by leancast, for unmodified programs through LD_PRELOAD or by linking it before
+// the MPI library. leancast's own MPI calls, and every function not defined here, are the
+// MPI library's; the "mpi" algorithm and intercommunicators go to PMPI_Bcast. exports.map
+// keeps everything but these names local, so this copy of leancast never mixes with a
+// libleancast.so that the same program may load.
+#include <mpi.h>
+
+#include <optional>
+
+#include "interposed_bcast.hpp"
+#include "mpi/bcast.hpp"
+#include "mpi/pass_through.hpp"
+#include "mpi/rank0_log.hpp"
+#include "mpi/usage_log.hpp"
+
+namespace leancast::pmpi {
+
+namespace {
+
+// Log lines from this copy of leancast say they come from the interposer.
+[[maybe_unused]] const bool named = (detail::set_log_name("leancast-pmpi"), true);
+
+// Guards against recursion: if a function leancast calls (MPI_Comm_dup, ...) is itself
+// wrapped by another tool that broadcasts, that broadcast goes to the MPI library.
+thread_local bool inside = false;
+
+}  // namespace
+
+int interposed_bcast(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
+  if (inside) return detail::pass_to_mpi(buf, count, type, root, comm);
+  inside = true;
+  const int rc = detail::bcast({buf, count, type, root, comm}, std::nullopt);
+  inside = false;
+  return rc;
+}
+
+}  // namespace leancast::pmpi
+
+extern "C" int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  return leancast::pmpi::interposed_bcast(buf, count, type, root, comm);
+}
+
+#if MPI_VERSION >= 4
+extern "C" int MPI_Bcast_c(void* buf, MPI_Count count, MPI_Datatype type, int root,
+                           MPI_Comm comm) {
+  return leancast::pmpi::interposed_bcast(buf, count, type, root, comm);
+}
+#endif
+
+// The verbose summary prints at MPI_Finalize even in a program that never broadcast.
+extern "C" int MPI_Finalize() {
+  try {
+    leancast::detail::install_summary_hook();
+  } catch (...) {  // reading the settings failed to allocate: finalize without a summary
+  }
+  return PMPI_Finalize();
+}

@@ -1,0 +1,12 @@
+// The interposer's broadcast, shared by its C and Fortran entry points.
+#pragma once
+
+#include <mpi.h>
+
+namespace leancast::pmpi {
+
+// leancast's broadcast with the process's settings; a call that arrives while this
+// thread is already inside leancast goes to PMPI_Bcast.
+int interposed_bcast(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm);
+
+}  // namespace leancast::pmpi

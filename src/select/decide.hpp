@@ -1,0 +1,27 @@
+// Which algorithm one broadcast runs, by precedence: the per-call name, then
+// LEANCAST_BCAST_ALGORITHM, then the first applying rule of LEANCAST_BCAST_RULES, then of
+// the LEANCAST_CONFIG file, then auto. The ad-hoc outranks the standing: a call that names
+// its algorithm means it, a one-off variable overrides a job's rules, and a job's rules
+// override the site's (or tuner's) file. MPI-free.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include <leancast/algorithm.hpp>
+
+#include "settings.hpp"
+
+namespace leancast::detail {
+
+struct Decision {
+  Algorithm algorithm = Algorithm::automatic;  // what runs: a concrete algorithm or mpi
+  Algorithm named = Algorithm::automatic;      // as the deciding setting named it
+  std::string_view by;  // the deciding setting: "the call", a variable, a rule's place, "default"
+};
+
+Decision decide(const Settings& settings, std::optional<Algorithm> per_call, int procs,
+                std::uint64_t bytes);
+
+}  // namespace leancast::detail

@@ -1,0 +1,140 @@
+#include "rules.hpp"
+
+#include <optional>
+
+#include "byte_size.hpp"
+
+namespace leancast::detail {
+
+namespace {
+
+constexpr std::string_view kBlanks = " \t\r";
+
+std::string_view trim(std::string_view text) {
+  const auto first = text.find_first_not_of(kBlanks);
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(kBlanks) - first + 1);
+}
+
+// Splits on any of `separators`, keeping empty pieces.
+std::vector<std::string_view> split(std::string_view text, std::string_view separators) {
+  std::vector<std::string_view> pieces;
+  std::size_t begin = 0;
+  for (std::size_t end; (end = text.find_first_of(separators, begin)) != std::string_view::npos;
+       begin = end + 1) {
+    pieces.push_back(text.substr(begin, end - begin));
+  }
+  pieces.push_back(text.substr(begin));
+  return pieces;
+}
+
+// Parsing one rule: each step either fills in its part or leaves a message in `error`.
+struct RuleParser {
+  Rule rule;
+  std::string error;
+  bool seen_bytes = false;
+  bool seen_procs = false;
+
+  std::optional<std::uint64_t> number(std::string_view text) {
+    auto value = parse_byte_size(text);
+    if (!value) error = "'" + std::string(text) + "' is not a number (suffixes K, M, G: base 2)";
+    return value;
+  }
+
+  std::optional<Range> range(std::string_view text) {
+    if (text == "*") return Range{};
+    const auto dash = text.find('-');
+    const auto low = number(text.substr(0, dash));
+    if (!low) return std::nullopt;
+    if (dash == std::string_view::npos) return Range{*low, *low};
+    if (dash + 1 == text.size()) return Range{*low};
+    const auto high = number(text.substr(dash + 1));
+    if (!high) return std::nullopt;
+    if (*high < *low) {
+      error = "range '" + std::string(text) + "' is empty (write LOW-HIGH)";
+      return std::nullopt;
+    }
+    return Range{*low, *high};
+  }
+
+  bool condition(std::string_view text) {
+    const auto equals = text.find('=');
+    const std::string_view key = equals == std::string_view::npos ? "bytes" : text.substr(0, equals);
+    const std::string_view value = equals == std::string_view::npos ? text : text.substr(equals + 1);
+    bool* seen = key == "bytes" ? &seen_bytes : key == "procs" ? &seen_procs : nullptr;
+    if (seen == nullptr) {
+      error = "unknown condition '" + std::string(key) + "' (known: bytes, procs)";
+      return false;
+    }
+    if (*seen) {
+      error = std::string(key) + " is given twice";
+      return false;
+    }
+    *seen = true;
+    const auto parsed = range(value);
+    if (parsed) (key == "bytes" ? rule.bytes : rule.procs) = *parsed;
+    return parsed.has_value();
+  }
+
+  bool parse(std::string_view text) {
+    const auto colon = text.find(':');
+    if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos) {
+      error = "a rule is CONDITIONS:ALGORITHM with one ':'";
+      return false;
+    }
+    const std::string_view name = trim(text.substr(colon + 1));
+    const auto algorithm = parse_algorithm(name);
+    if (!algorithm) {
+      error = "unknown algorithm '" + std::string(name) + "' (known: " + algorithm_names() + ")";
+      return false;
+    }
+    rule.algorithm = *algorithm;
+    int conditions = 0;
+    for (std::string_view word : split(text.substr(0, colon), kBlanks)) {
+      if (word.empty()) continue;
+      if (!condition(word)) return false;
+      ++conditions;
+    }
+    if (conditions == 0) error = "no condition before ':' (write * for any size)";
+    return conditions > 0;
+  }
+};
+
+}  // namespace
+
+const Rule* RuleSet::match(int procs, std::uint64_t bytes) const {
+  for (const Rule& rule : rules) {
+    if (procs >= 0 && rule.procs.contains(static_cast<std::uint64_t>(procs)) &&
+        rule.bytes.contains(bytes)) {
+      return &rule;
+    }
+  }
+  return nullptr;
+}
+
+ParsedRules parse_rules(std::string_view text, std::string_view origin, bool by_line) {
+  ParsedRules parsed;
+  int line_number = 0, rule_number = 0;
+  for (std::string_view line : split(text, "\n")) {
+    ++line_number;
+    line = line.substr(0, line.find('#'));
+    for (std::string_view piece : split(line, ",;")) {
+      piece = trim(piece);
+      if (piece.empty()) continue;
+      ++rule_number;
+      const std::string where = std::string(origin) + (by_line ? " line " : " rule ") +
+                                std::to_string(by_line ? line_number : rule_number);
+      RuleParser rule;
+      if (!rule.parse(piece)) {
+        parsed.error = where + " \"" + std::string(piece) + "\": " + rule.error;
+        parsed.rules.rules.clear();
+        return parsed;
+      }
+      rule.rule.where = where;
+      parsed.rules.rules.push_back(std::move(rule.rule));
+    }
+  }
+  return parsed;
+}
+
+}  // namespace leancast::detail

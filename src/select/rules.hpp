@@ -1,0 +1,54 @@
+// Selection rules: which algorithm a broadcast of `bytes` bytes on `procs` processes uses.
+// LEANCAST_BCAST_RULES and the files LEANCAST_CONFIG names share one grammar:
+//
+//   rules     := rule { (',' | ';' | newline) rule }     '#' comments to the end of a line
+//   rule      := condition { blank condition } ':' algorithm
+//   condition := [ ("bytes" | "procs") '=' ] range       a range without a key is bytes
+//   range     := '*' | N | N '-' | N '-' M               inclusive; N, M take K, M, G (base 2)
+//
+// A rule applies when all its conditions hold (a missing condition holds for any value);
+// the first rule that applies wins. A later tuner writes the same format: one line per
+// (process-count range, byte range) cell; new keys (such as ranks per node) extend the
+// condition list without changing old files. MPI-free.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <leancast/algorithm.hpp>
+
+namespace leancast::detail {
+
+struct Range {
+  std::uint64_t low = 0;
+  std::uint64_t high = std::numeric_limits<std::uint64_t>::max();
+  bool contains(std::uint64_t value) const { return low <= value && value <= high; }
+};
+
+struct Rule {
+  Range procs;
+  Range bytes;
+  Algorithm algorithm = Algorithm::automatic;
+  std::string where;  // for logs: "LEANCAST_BCAST_RULES rule 2", "/path/rules line 7"
+};
+
+struct RuleSet {
+  std::vector<Rule> rules;
+  // The first rule that applies, or nullptr.
+  const Rule* match(int procs, std::uint64_t bytes) const;
+};
+
+struct ParsedRules {
+  RuleSet rules;
+  std::string error;  // empty on success; otherwise where and what, for one warning
+};
+
+// Parses `text`. `origin` names it in messages and in Rule::where; places are numbered
+// by line for files (`by_line`) and by rule for one-line variables. Any malformed rule
+// makes the whole text an error: half a rule set would choose differently than written.
+ParsedRules parse_rules(std::string_view text, std::string_view origin, bool by_line);
+
+}  // namespace leancast::detail

@@ -1,0 +1,84 @@
+#include "settings.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+namespace leancast::detail {
+
+namespace {
+
+// Unset and empty variables count as absent.
+const char* value_of(const Lookup& lookup, const char* name) {
+  const char* value = lookup(name);
+  return value != nullptr && *value != '\0' ? value : nullptr;
+}
+
+std::string ignored(const char* name) { return std::string("; ") + name + " is ignored"; }
+
+void read_algorithm(const Lookup& lookup, Settings& settings) {
+  const char* value = value_of(lookup, "LEANCAST_BCAST_ALGORITHM");
+  if (value == nullptr) return;
+  settings.algorithm = parse_algorithm(value);
+  if (!settings.algorithm) {
+    settings.warnings.push_back(std::string("LEANCAST_BCAST_ALGORITHM=") + value +
+                                " is not an algorithm (known: " + algorithm_names() + ")" +
+                                ignored("LEANCAST_BCAST_ALGORITHM"));
+  }
+}
+
+void read_rules(const Lookup& lookup, Settings& settings) {
+  const char* value = value_of(lookup, "LEANCAST_BCAST_RULES");
+  if (value == nullptr) return;
+  ParsedRules parsed = parse_rules(value, "LEANCAST_BCAST_RULES", false);
+  if (!parsed.error.empty()) {
+    settings.warnings.push_back(parsed.error + ignored("LEANCAST_BCAST_RULES"));
+  }
+  settings.rules = std::move(parsed.rules);
+}
+
+void read_config(const Lookup& lookup, Settings& settings) {
+  const char* path = value_of(lookup, "LEANCAST_CONFIG");
+  if (path == nullptr) return;
+  std::error_code error;
+  std::ifstream file(path);
+  std::ostringstream text;
+  if (std::filesystem::is_regular_file(path, error) && file) text << file.rdbuf();
+  if (!std::filesystem::is_regular_file(path, error) || !file || file.bad()) {
+    settings.warnings.push_back(std::string("LEANCAST_CONFIG=") + path +
+                                ": cannot read the file" + ignored("LEANCAST_CONFIG"));
+    return;
+  }
+  ParsedRules parsed = parse_rules(text.str(), path, true);
+  if (!parsed.error.empty()) {
+    settings.warnings.push_back("LEANCAST_CONFIG: " + parsed.error + ignored("LEANCAST_CONFIG"));
+  }
+  settings.config = std::move(parsed.rules);
+}
+
+void read_verbose(const Lookup& lookup, Settings& settings) {
+  const char* value = value_of(lookup, "LEANCAST_VERBOSE");
+  if (value == nullptr) return;
+  const std::string_view v(value);
+  if (v == "1" || v == "yes" || v == "true" || v == "on") {
+    settings.verbose = true;
+  } else if (v != "0" && v != "no" && v != "false" && v != "off") {
+    settings.warnings.push_back(std::string("LEANCAST_VERBOSE=") + value +
+                                " is not 1 or 0 (or yes/no, true/false, on/off)" +
+                                ignored("LEANCAST_VERBOSE"));
+  }
+}
+
+}  // namespace
+
+Settings read_settings(const Lookup& lookup) {
+  Settings settings;
+  read_algorithm(lookup, settings);
+  read_rules(lookup, settings);
+  read_config(lookup, settings);
+  read_verbose(lookup, settings);
+  return settings;
+}
+
+}  // namespace leancast::detail

@@ -1,0 +1,33 @@
+// What the environment asks of leancast's broadcast selection, read once per process:
+//   LEANCAST_BCAST_ALGORITHM=<name>   one algorithm (or mpi) for every broadcast
+//   LEANCAST_BCAST_RULES=<rules>      rules by size and process count (rules.hpp)
+//   LEANCAST_CONFIG=<path>            a file of such rules
+//   LEANCAST_VERBOSE=1                log the choices and a summary at MPI_Finalize
+// A malformed setting is ignored as if unset, with one warning. MPI-free.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <leancast/algorithm.hpp>
+
+#include "rules.hpp"
+
+namespace leancast::detail {
+
+struct Settings {
+  std::optional<Algorithm> algorithm;  // LEANCAST_BCAST_ALGORITHM
+  RuleSet rules;                       // LEANCAST_BCAST_RULES
+  RuleSet config;                      // the rules of the LEANCAST_CONFIG file
+  bool verbose = false;                // LEANCAST_VERBOSE
+  std::vector<std::string> warnings;   // one per malformed setting, ready to print
+};
+
+// `lookup` is std::getenv or, in tests, a table; it returns nullptr for unset names.
+using Lookup = std::function<const char*(const char* name)>;
+
+Settings read_settings(const Lookup& lookup);
+
+}  // namespace leancast::detail

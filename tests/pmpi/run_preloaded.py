@@ -1,0 +1,145 @@
+"""Runs an MPI program that knows nothing of leancast with the interposer preloaded, the way
+the README tells users to (Open MPI: mpirun -x NAME=VALUE; MPICH: mpiexec -genv NAME VALUE),
+with LEANCAST_VERBOSE=1, and checks what the interposer reports against what the program
+says it did:
+
+- the program exits 0 and prints its "made N ... broadcasts ...; all data correct" line;
+- rank 0 alone prints exactly one "leancast-pmpi: summary:" line and logs each
+  (P, bytes, algorithm) at most once;
+- the summary counts as many broadcasts as the program made (at least as many for Boost.MPI
+  and mpi4py, which broadcast internally too), with the program's intercommunicator
+  broadcasts counted as "mpi";
+- leancast's algorithms served the rest (--served-by names some), or --only says which
+  algorithm served them all;
+- private communicators are freed with their communicators (at most world's is left), and
+  none exist when everything went to the MPI library;
+- exactly --warnings warnings ("... is ignored"), each printed once.
+
+--expect-abort instead expects the job to abort. Exit 77 from the program means skipped;
+--opt-in NAME skips unless the environment has NAME=1.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+SUMMARY = re.compile(r"^leancast-pmpi: summary: (\d+) broadcasts, (\d+) bytes(.*)$", re.M)
+PART = re.compile(r"\| ([a-z-]+): (\d+) calls, (\d+) bytes")
+COMMS = re.compile(r"\| private communicators: (\d+) created, (\d+) freed")
+CHOICE = re.compile(r"^leancast-pmpi: P=(\d+) bytes=(\d+): (\S+)", re.M)
+WARNING = re.compile(r"^leancast-pmpi: .* is ignored$", re.M)
+MADE = re.compile(r"made (at least )?(\d+) (?:valid )?broadcasts(?:, (\d+) on intercommunicators)?; "
+                  r"all data correct")
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--launcher", required=True)
+    parser.add_argument("--launcher-flag", action="append", default=[])
+    parser.add_argument("--flavor", choices=("openmpi", "mpich"), required=True)
+    parser.add_argument("--procs", type=int, required=True)
+    parser.add_argument("--preload", help="the interposer; omit for a program linked with it")
+    parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the ranks")
+    parser.add_argument("--served-by", action="append", default=[])
+    parser.add_argument("--only")
+    parser.add_argument("--warnings", type=int, default=0)
+    parser.add_argument("--expect-abort", action="store_true")
+    parser.add_argument("--timeout", type=int, default=200)
+    parser.add_argument("--opt-in", metavar="NAME", help="skip unless the variable NAME is 1")
+    parser.add_argument("program", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    if args.program[:1] == ["--"]:
+        args.program = args.program[1:]
+    return args
+
+
+def launch(args, environment):
+    command = [args.launcher, *args.launcher_flag, "-n", str(args.procs)]
+    for name, value in environment:
+        command += ["-x", f"{name}={value}"] if args.flavor == "openmpi" else ["-genv", name, value]
+    command += args.program
+    print("+", " ".join(command), flush=True)
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        sys.exit(f"FAILED: no result after {args.timeout} s (hang?)")
+    output = result.stdout + result.stderr
+    print(output, flush=True)
+    return result.returncode, output
+
+
+def fail(message):
+    sys.exit(f"FAILED: {message}")
+
+
+def check_summary(args, output, made):
+    summaries = SUMMARY.findall(output)
+    if len(summaries) != 1:
+        fail(f"expected one summary line (rank 0 only), found {len(summaries)}")
+    total = int(summaries[0][0])
+    rest = summaries[0][2]
+    calls = {name: int(n) for name, n, _ in PART.findall(rest)}
+    created, freed = map(int, COMMS.search(rest).groups())
+    at_least, count, on_inter = made.group(1), int(made.group(2)), int(made.group(3) or 0)
+    if (total < count) if at_least else (total != count):
+        fail(f"the program made {'at least ' if at_least else ''}{count} broadcasts, "
+             f"the interposer counted {total}")
+    if sum(calls.values()) != total:
+        fail("the per-algorithm calls do not add up to the total")
+    if args.only:
+        if calls.get(args.only, 0) != total:
+            fail(f"expected every broadcast served by {args.only}: {calls}")
+    else:
+        if calls.get("mpi", 0) != on_inter:
+            fail(f"expected {on_inter} intercommunicator broadcasts passed to MPI, got {calls}")
+        if sum(n for name, n in calls.items() if name != "mpi") == 0:
+            fail("leancast served no broadcast")
+    for name in args.served_by:
+        if calls.get(name, 0) == 0:
+            fail(f"{name} served no broadcast: {calls}")
+    if args.only == "mpi" and created != 0:
+        fail(f"{created} private communicators created although everything went to MPI")
+    if created - freed > 1:
+        fail(f"private communicators leak: {created} created, {freed} freed")
+    print(f"checked: {total} broadcasts {calls}, private communicators {created}/{freed}")
+
+
+def check_logs(args, output):
+    choices = CHOICE.findall(output)
+    if len(choices) != len(set(choices)):
+        fail("a (P, bytes, algorithm) was logged more than once")
+    warnings = WARNING.findall(output)
+    if len(warnings) != args.warnings:
+        fail(f"expected {args.warnings} warnings, found {len(warnings)}")
+
+
+def main():
+    args = parse_arguments()
+    if args.opt_in and os.environ.get(args.opt_in) != "1":
+        print(f"skipped: opt-in test, run with {args.opt_in}=1")
+        return 77
+    environment = [("LD_PRELOAD", args.preload)] if args.preload else []
+    environment.append(("LEANCAST_VERBOSE", "1"))
+    environment += [tuple(setting.split("=", 1)) for setting in args.env]
+    status, output = launch(args, environment)
+    if args.expect_abort:
+        if status in (0, 124) or "not reached" in output:
+            fail(f"expected the job to abort, exit status {status}")
+        print(f"aborted as expected (exit status {status})")
+        return 0
+    if status == 77:
+        print("skipped by the program")
+        return 77
+    if status != 0:
+        fail(f"exit status {status}")
+    made = MADE.search(output)
+    if not made:
+        fail("the program did not report correct data")
+    check_summary(args, output, made)
+    check_logs(args, output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+// The rules grammar shared by LEANCAST_BCAST_RULES and LEANCAST_CONFIG files.
+#include <gtest/gtest.h>
+
+#include "select/rules.hpp"
+
+namespace leancast::detail {
+namespace {
+
+RuleSet parsed(std::string_view text, bool by_line = false) {
+  ParsedRules result = parse_rules(text, "RULES", by_line);
+  EXPECT_EQ(result.error, "") << text;
+  return result.rules;
+}
+
+// The error message of a malformed text (which must leave no rules behind).
+std::string error_of(std::string_view text, bool by_line = false) {
+  ParsedRules result = parse_rules(text, "RULES", by_line);
+  EXPECT_TRUE(result.rules.rules.empty()) << text;
+  return result.error;
+}
+
+Algorithm chosen(const RuleSet& rules, int procs, std::uint64_t bytes) {
+  const Rule* rule = rules.match(procs, bytes);
+  return rule ? rule->algorithm : Algorithm::mpi;  // mpi: "no rule" in these tests
+}
+
+TEST(Rules, TheIssuesExampleSplitsAtTheShortMessageSize) {
+  const RuleSet rules = parsed("0-12288:binomial,12289-:scatter-ring-tuned");
+  ASSERT_EQ(rules.rules.size(), 2u);
+  EXPECT_EQ(chosen(rules, 4, 0), Algorithm::binomial);
+  EXPECT_EQ(chosen(rules, 4, 12288), Algorithm::binomial);
+  EXPECT_EQ(chosen(rules, 4, 12289), Algorithm::scatter_ring_tuned);
+  EXPECT_EQ(chosen(rules, 100000, UINT64_MAX), Algorithm::scatter_ring_tuned);
+  EXPECT_EQ(rules.rules[1].where, "RULES rule 2");
+}
+
+TEST(Rules, ProcessCountsSuffixesStarsAndSingleValues) {
+  const RuleSet rules =
+      parsed("procs=1-7 bytes=*:binomial; procs=8 512K-:opt; procs=9- 1M:mpi, *:auto");
+  EXPECT_EQ(chosen(rules, 7, 1 << 30), Algorithm::binomial);
+  EXPECT_EQ(chosen(rules, 8, 524287), Algorithm::automatic);
+  EXPECT_EQ(chosen(rules, 8, 524288), Algorithm::scatter_ring_tuned);
+  EXPECT_EQ(chosen(rules, 9, 1 << 20), Algorithm::mpi);
+  EXPECT_EQ(chosen(rules, 9, (1 << 20) + 1), Algorithm::automatic);
+}
+
+TEST(Rules, FirstApplyingRuleWinsAndUncoveredSizesMatchNothing) {
+  const RuleSet rules = parsed("100-200:linear,0-1000:hypercube");
+  EXPECT_EQ(chosen(rules, 2, 150), Algorithm::linear);
+  EXPECT_EQ(chosen(rules, 2, 50), Algorithm::hypercube);
+  EXPECT_EQ(rules.match(2, 1001), nullptr);
+  EXPECT_EQ(parsed("").match(2, 1), nullptr);
+}
+
+TEST(Rules, FilesHaveCommentsBlankLinesAndLineNumbers) {
+  const RuleSet rules = parsed(
+      "# tuned on 2 nodes\n"
+      "\n"
+      "procs=2-3   0-16K     : scatter_doubling   # underscores are fine\n"
+      "            16K-      : scatter-ring\r\n",
+      true);
+  ASSERT_EQ(rules.rules.size(), 2u);
+  EXPECT_EQ(rules.rules[0].where, "RULES line 3");
+  EXPECT_EQ(rules.rules[1].where, "RULES line 4");
+  EXPECT_EQ(chosen(rules, 3, 16384), Algorithm::scatter_doubling);
+  EXPECT_EQ(chosen(rules, 4, 16384), Algorithm::scatter_ring);
+}
+
+TEST(Rules, MalformedRulesSayWhereAndWhat) {
+  EXPECT_EQ(error_of("0-10:binomial,11-:ring"),
+            "RULES rule 2 \"11-:ring\": unknown algorithm 'ring' (known: " + algorithm_names() + ")");
+  EXPECT_EQ(error_of("0-10 binomial"), "RULES rule 1 \"0-10 binomial\": a rule is CONDITIONS:ALGORITHM with one ':'");
+  EXPECT_EQ(error_of("0-10:binomial:x"),
+            "RULES rule 1 \"0-10:binomial:x\": a rule is CONDITIONS:ALGORITHM with one ':'");
+  EXPECT_EQ(error_of(":binomial"), "RULES rule 1 \":binomial\": no condition before ':' (write * for any size)");
+  EXPECT_EQ(error_of("0-10:"), "RULES rule 1 \"0-10:\": unknown algorithm '' (known: " + algorithm_names() + ")");
+  EXPECT_EQ(error_of("10-5:linear"), "RULES rule 1 \"10-5:linear\": range '10-5' is empty (write LOW-HIGH)");
+  EXPECT_EQ(error_of("12x:linear"),
+            "RULES rule 1 \"12x:linear\": '12x' is not a number (suffixes K, M, G: base 2)");
+  EXPECT_EQ(error_of("-5:linear"),
+            "RULES rule 1 \"-5:linear\": '' is not a number (suffixes K, M, G: base 2)");
+  EXPECT_EQ(error_of("ppn=2 *:linear"),
+            "RULES rule 1 \"ppn=2 *:linear\": unknown condition 'ppn' (known: bytes, procs)");
+  EXPECT_EQ(error_of("1-2 3-4:linear"), "RULES rule 1 \"1-2 3-4:linear\": bytes is given twice");
+  EXPECT_EQ(error_of("# ok\n*:linear\nprocs=x *:linear", true),
+            "RULES line 3 \"procs=x *:linear\": 'x' is not a number (suffixes K, M, G: base 2)");
+}
+
+}  // namespace
+}  // namespace leancast::detail

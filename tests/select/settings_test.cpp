@@ -1,0 +1,104 @@
+// Reading the LEANCAST_* settings and the precedence between them.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "select/decide.hpp"
+
+namespace leancast::detail {
+namespace {
+
+Settings read(const std::map<std::string, std::string>& environment) {
+  return read_settings([&](const char* name) -> const char* {
+    const auto it = environment.find(name);
+    return it == environment.end() ? nullptr : it->second.c_str();
+  });
+}
+
+// A rules file that lives as long as the test.
+struct RulesFile {
+  std::string path = testing::TempDir() + "leancast_settings_test.rules";
+  explicit RulesFile(const std::string& text) { std::ofstream(path) << text; }
+  ~RulesFile() { std::remove(path.c_str()); }
+};
+
+TEST(Settings, NothingSetIsAutoWithoutWarnings) {
+  const Settings settings = read({});
+  EXPECT_TRUE(settings.warnings.empty());
+  EXPECT_FALSE(settings.verbose);
+  const Decision d = decide(settings, std::nullopt, 16, 1 << 20);
+  EXPECT_EQ(d.algorithm, Algorithm::scatter_ring_tuned);
+  EXPECT_EQ(d.named, Algorithm::automatic);
+  EXPECT_EQ(d.by, "default");
+  EXPECT_EQ(decide(read({{"LEANCAST_BCAST_ALGORITHM", ""}}), std::nullopt, 4, 1).by, "default");
+}
+
+TEST(Settings, PrecedenceCallThenAlgorithmThenRulesThenFileThenAuto) {
+  const RulesFile file("procs=4 *:hypercube\n*:linear\n");
+  std::map<std::string, std::string> environment{{"LEANCAST_CONFIG", file.path},
+                                                 {"LEANCAST_BCAST_RULES", "0-100:mpi"}};
+  Settings settings = read(environment);
+  ASSERT_TRUE(settings.warnings.empty()) << settings.warnings[0];
+  EXPECT_EQ(decide(settings, std::nullopt, 4, 100).algorithm, Algorithm::mpi);
+  EXPECT_EQ(decide(settings, std::nullopt, 4, 100).by, "LEANCAST_BCAST_RULES rule 1");
+  EXPECT_EQ(decide(settings, std::nullopt, 4, 101).algorithm, Algorithm::hypercube);
+  EXPECT_EQ(decide(settings, std::nullopt, 4, 101).by, file.path + " line 1");
+  EXPECT_EQ(decide(settings, std::nullopt, 5, 101).algorithm, Algorithm::linear);
+  EXPECT_EQ(decide(settings, Algorithm::binomial, 4, 100).algorithm, Algorithm::binomial);
+  EXPECT_EQ(decide(settings, Algorithm::binomial, 4, 100).by, "the call");
+
+  environment["LEANCAST_BCAST_ALGORITHM"] = "auto";
+  settings = read(environment);
+  const Decision d = decide(settings, std::nullopt, 4, 100);
+  EXPECT_EQ(d.algorithm, Algorithm::binomial);  // auto resolved: P < 8
+  EXPECT_EQ(d.named, Algorithm::automatic);
+  EXPECT_EQ(d.by, "LEANCAST_BCAST_ALGORITHM");
+}
+
+TEST(Settings, EachMalformedSettingWarnsOnceAndIsIgnored) {
+  const RulesFile file("procs=2 *:scatter-ring\n0-:nothing\n");
+  const Settings settings = read({{"LEANCAST_BCAST_ALGORITHM", "fastest"},
+                                  {"LEANCAST_BCAST_RULES", "0-5:linear,6-:binomial,7"},
+                                  {"LEANCAST_CONFIG", file.path},
+                                  {"LEANCAST_VERBOSE", "loud"}});
+  ASSERT_EQ(settings.warnings.size(), 4u);
+  EXPECT_EQ(settings.warnings[0], "LEANCAST_BCAST_ALGORITHM=fastest is not an algorithm (known: " +
+                                      algorithm_names() + "); LEANCAST_BCAST_ALGORITHM is ignored");
+  EXPECT_EQ(settings.warnings[1],
+            "LEANCAST_BCAST_RULES rule 3 \"7\": a rule is CONDITIONS:ALGORITHM with one ':'; "
+            "LEANCAST_BCAST_RULES is ignored");
+  EXPECT_EQ(settings.warnings[2], "LEANCAST_CONFIG: " + file.path +
+                                      " line 2 \"0-:nothing\": unknown algorithm 'nothing' (known: " +
+                                      algorithm_names() + "); LEANCAST_CONFIG is ignored");
+  EXPECT_EQ(settings.warnings[3],
+            "LEANCAST_VERBOSE=loud is not 1 or 0 (or yes/no, true/false, on/off); "
+            "LEANCAST_VERBOSE is ignored");
+  EXPECT_FALSE(settings.verbose);
+  const Decision d = decide(settings, std::nullopt, 2, 1);  // all ignored: auto
+  EXPECT_EQ(d.by, "default");
+  EXPECT_EQ(d.algorithm, Algorithm::binomial);
+}
+
+TEST(Settings, UnreadableConfigFileWarns) {
+  for (const std::string& path : {std::string("/nonexistent/leancast.rules"), testing::TempDir()}) {
+    const Settings settings = read({{"LEANCAST_CONFIG", path}});
+    ASSERT_EQ(settings.warnings.size(), 1u) << path;
+    EXPECT_EQ(settings.warnings[0],
+              "LEANCAST_CONFIG=" + path + ": cannot read the file; LEANCAST_CONFIG is ignored");
+  }
+}
+
+TEST(Settings, VerboseSpellings) {
+  for (const char* on : {"1", "yes", "true", "on"}) EXPECT_TRUE(read({{"LEANCAST_VERBOSE", on}}).verbose);
+  for (const char* off : {"0", "no", "false", "off", ""}) {
+    const Settings settings = read({{"LEANCAST_VERBOSE", off}});
+    EXPECT_FALSE(settings.verbose);
+    EXPECT_TRUE(settings.warnings.empty());
+  }
+}
+
+}  // namespace
+}  // namespace leancast::detail
