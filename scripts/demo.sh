@@ -2,7 +2,8 @@
 # The main job, short: builds leancast, shows the paper's rings with leancast-plan (P = 8
 # and P = 10), then broadcasts 1 MiB with every algorithm and MPI_Bcast on 4 local ranks,
 # checking every byte; then a short leancast-bench run beside MPI_Bcast, plotted by
-# leancast-report into out/. Installs its Debian packages first.
+# leancast-report into out/; then the rings at P = 64 simulated with SMPI on the hornet
+# model beside SMPI's copy of MPICH's ring. Installs its Debian packages first.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$LEANCAST_ROOT/scripts/install-deps.sh"
@@ -27,3 +28,13 @@ timeout 300 mpirun --oversubscribe -n 2 "$build/leancast-bench" \
 "$LEANCAST_ROOT/tools/report/leancast-report" "$LEANCAST_ROOT/out/demo-bench.json" \
   --out-dir "$LEANCAST_ROOT/out" | grep "wrote"
 echo "The bandwidth plot is $LEANCAST_ROOT/out/demo-bench-bandwidth.png"
+
+echo
+echo "== the same comparison at paper scale: SimGrid SMPI, P = 64 on the hornet model (Cray XC40)"
+build_leancast smpi
+mkdir -p "$LEANCAST_ROOT/out/sim"
+timeout 600 "$LEANCAST_ROOT/build/smpi/leancast-sim" --platform hornet --procs 64 \
+  --algorithms scatter-ring,scatter-ring-tuned,smpi:scatter_LR_allgather --sizes 512K,3M \
+  --json "$LEANCAST_ROOT/out/sim/hornet-p64.json"
+"$LEANCAST_ROOT/tools/report/leancast-report" "$LEANCAST_ROOT/out/sim/hornet-p64.json" \
+  --out-dir "$LEANCAST_ROOT/out/sim" | grep "wrote"
