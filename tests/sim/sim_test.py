@@ -3,8 +3,10 @@
 
 1. Every algorithm delivers every byte at P = 33 and P = 64 on the hornet model (a
    broadcast larger than P chunks and one smaller than P, so some chunks are empty).
-2. Simulations are deterministic: two identical leancast-sim runs give identical times.
-3. leancast's scatter-ring sends exactly MPICH's messages: its simulated time equals that
+2. Bad options are refused with a message (unknown platform, too many ranks per node,
+   an SMPI or leancast algorithm that does not exist).
+3. Simulations are deterministic: two identical leancast-sim runs give identical times.
+4. leancast's scatter-ring sends exactly MPICH's messages: its simulated time equals that
    of SMPI's built-in scatter_LR_allgather (MPICH's scatter + ring). Simulated time is
    computed, not measured, so it can be compared exactly.
 Usage: sim_test.py LEANCAST_SIM BCAST_CHECK
@@ -41,7 +43,22 @@ def simulate(sim, out):
             for c in run["results"]}
 
 
+def check_refused(sim, args, expected):
+    done = subprocess.run([sim] + args, capture_output=True, text=True, timeout=120)
+    if done.returncode == 0 or expected not in done.stdout + done.stderr:
+        sys.exit(f"FAILED: leancast-sim {' '.join(args)} should fail with '{expected}':\n"
+                 f"{done.stdout}{done.stderr}")
+    print(f"refused as expected: {' '.join(args)}")
+
+
 def main(sim, bcast_check):
+    check_refused(sim, ["--platform", "cray", "--procs", "4"], "no platform 'cray'")
+    check_refused(sim, ["--platform", "hornet", "--procs", "4", "--ranks-per-node", "25"],
+                  "nodes have 24 cores")
+    check_refused(sim, ["--platform", "hornet", "--procs", "4", "--algorithms", "smpi:nonsense"],
+                  "has no algorithm 'nonsense'")
+    check_refused(sim, ["--platform", "hornet", "--procs", "4", "--algorithms", "ring"],
+                  "unknown algorithm 'ring'")
     for procs in (33, 64):
         for size in (1000003, procs - 7):
             check_data(sim, bcast_check, procs, size)
