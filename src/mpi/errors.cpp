@@ -25,7 +25,7 @@ constexpr std::array<ProblemInfo, 9> kProblems{{
     {MPI_ERR_BUFFER, "leancast: NULL buffer with count > 0"},
     {MPI_ERR_BUFFER, "leancast: MPI_IN_PLACE is not a valid broadcast buffer"},
     {MPI_ERR_ROOT, "leancast: root is not a rank of the communicator"},
-    {MPI_ERR_ARG, "leancast: unknown algorithm name"},
+    {MPI_ERR_ARG, "leancast: unknown algorithm name or bad parameter"},
     {MPI_ERR_TYPE,
      "leancast: a datatype element of more than INT_MAX bytes cannot be packed with this MPI "
      "library (MPI_Pack takes int sizes before MPI 4)"},
