@@ -7,6 +7,10 @@
 #include <leancast/analysis.hpp>
 
 namespace leancast {
+
+// Test names and messages show "pipeline-chain:7", not the bytes of the struct.
+void PrintTo(const AlgorithmSpec& spec, std::ostream* out) { *out << to_string(spec); }
+
 namespace {
 
 constexpr int kAllRootsUpTo = 40;
