@@ -9,8 +9,7 @@
 #include <stdlib.h>
 
 static const char *default_algorithms[] = {"linear", "binomial", "hypercube", "scatter-doubling",
-                                           "scatter-ring", "scatter-ring-tuned", "knomial",
-                                           "pipeline-chain", "pipeline-binary-tree", "auto", "mpi"};
+                                           "scatter-ring", "scatter-ring-tuned", "auto", "mpi"};
 
 static unsigned char pattern(long i, int salt) { return (unsigned char)(i * 7 + salt * 13 + 1); }
 
