@@ -22,6 +22,7 @@ enum class Algorithm {
   pipeline_chain,        // root -> root+1 -> ..., the message cut into pipelined segments
   pipeline_binary_tree,  // heap-shaped binary tree with the same segment pipelining
   knomial,               // k-ary generalisation of the binomial tree (radix k >= 2)
+  two_tree,              // two binary trees, each pipelining half of the segments
 };
 
 // An algorithm with its parameter, written "name:VALUE" ("pipeline-chain:64K", "knomial:8"):

@@ -34,6 +34,10 @@ constexpr std::array<ProblemInfo, 9> kProblems{{
 std::string message_of(Problem problem) {
   std::string message = kProblems[static_cast<std::size_t>(problem)].message;
   if (problem == Problem::unknown_algorithm) message += " (" + leancast::algorithm_names() + ")";
+  // MPI_Add_error_string refuses (through MPI_COMM_WORLD's handler, fatal by default) text
+  // that does not fit MPI_MAX_ERROR_STRING (256 in Open MPI); the list of names may not.
+  const std::size_t room = MPI_MAX_ERROR_STRING - 1;
+  if (message.size() > room) message = message.substr(0, room - 4) + "...)";
   return message;
 }
 

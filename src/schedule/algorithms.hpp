@@ -21,6 +21,7 @@ RankSchedule pipeline_chain_schedule(const BcastShape& shape, int rank,
                                      std::uint64_t segment_bytes);
 RankSchedule pipeline_binary_tree_schedule(const BcastShape& shape, int rank,
                                            std::uint64_t segment_bytes);
+RankSchedule two_tree_schedule(const BcastShape& shape, int rank, std::uint64_t segment_bytes);
 RankSchedule knomial_schedule(const BcastShape& shape, int rank, std::uint64_t radix);
 
 }  // namespace leancast::detail

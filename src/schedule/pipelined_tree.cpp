@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "ranks.hpp"
-#include "schedule_builder.hpp"
 
 namespace leancast::detail {
 
@@ -15,10 +13,15 @@ RankSchedule pipelined_tree(const BcastShape& shape, int rank, std::uint64_t seg
                             const TreePlace& place) {
   const std::uint64_t segments = segment_count(shape.bytes, segment_bytes);
   ScheduleBuilder out(shape, rank, segments, {"pipeline"});
-  const auto repeat = static_cast<std::uint32_t>(segments);
-  if (place.parent >= 0) out.recv_run(0, place.depth - 1, repeat, place.parent, 0, 1);
-  for (int child : place.children) out.send_run(0, place.depth, repeat, child, 0, 1);
+  add_tree_pipeline(out, place, 0, segments);
   return out.finish();
+}
+
+void add_tree_pipeline(ScheduleBuilder& out, const TreePlace& place, std::uint64_t first,
+                       std::uint64_t count) {
+  const auto repeat = static_cast<std::uint32_t>(count);
+  if (place.parent >= 0) out.recv_run(0, place.depth - 1, repeat, place.parent, first, 1);
+  for (int child : place.children) out.send_run(0, place.depth, repeat, child, first, 1);
 }
 
 }  // namespace leancast::detail

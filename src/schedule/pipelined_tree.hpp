@@ -10,6 +10,8 @@
 
 #include <leancast/schedule.hpp>
 
+#include "schedule_builder.hpp"
+
 namespace leancast::detail {
 
 // Where relative rank q sits in the tree.
@@ -27,5 +29,12 @@ std::uint64_t segment_count(std::uint64_t bytes, std::uint64_t segment_bytes);
 
 RankSchedule pipelined_tree(const BcastShape& shape, int rank, std::uint64_t segment_bytes,
                             const TreePlace& place);
+
+// Adds the rank's part of one tree's pipeline that carries segments [first, first + count)
+// (blocks of `out`'s layout) to `out`, in phase 0. Several trees may share one schedule
+// (two-tree): each tree's transfers are listed together, in the same tree order on every
+// rank, so that two of them between one pair in one round match in that order.
+void add_tree_pipeline(ScheduleBuilder& out, const TreePlace& place, std::uint64_t first,
+                       std::uint64_t count);
 
 }  // namespace leancast::detail

@@ -44,7 +44,7 @@ RankSchedule without_parameter(const BcastShape& shape, int rank, std::uint64_t)
 
 // automatic and mpi have no schedule: auto resolves to a concrete algorithm first, and mpi
 // is the MPI library's own broadcast, which make_schedule refuses.
-constexpr std::array<Entry, 11> kRegistry{{
+constexpr std::array<Entry, 12> kRegistry{{
     {Algorithm::automatic, "auto", "", nullptr},
     {Algorithm::linear, "linear", "", without_parameter<detail::linear_schedule>},
     {Algorithm::binomial, "binomial", "", without_parameter<detail::binomial_schedule>},
@@ -59,17 +59,19 @@ constexpr std::array<Entry, 11> kRegistry{{
      Parameter::segment_bytes, kDefaultSegmentBytes},
     {Algorithm::pipeline_binary_tree, "pipeline-binary-tree", "",
      detail::pipeline_binary_tree_schedule, Parameter::segment_bytes, kDefaultSegmentBytes},
+    {Algorithm::two_tree, "two-tree", "", detail::two_tree_schedule, Parameter::segment_bytes,
+     kDefaultSegmentBytes},
     {Algorithm::knomial, "knomial", "", detail::knomial_schedule, Parameter::radix,
      kDefaultRadix},
     {Algorithm::mpi, "mpi", "", nullptr},
 }};
 
-constexpr std::array<Algorithm, 9> kConcrete{
+constexpr std::array<Algorithm, 10> kConcrete{
     Algorithm::linear,         Algorithm::binomial,
     Algorithm::hypercube,      Algorithm::scatter_doubling,
     Algorithm::scatter_ring,   Algorithm::scatter_ring_tuned,
     Algorithm::pipeline_chain, Algorithm::pipeline_binary_tree,
-    Algorithm::knomial,
+    Algorithm::two_tree,       Algorithm::knomial,
 };
 
 const Entry& entry(Algorithm algorithm) {

@@ -93,6 +93,13 @@ TEST_F(BcastErrors, ErrorStringsNameTheProblem) {
   const bool own_text =
       std::string(text, length) == "leancast: root is not a rank of the communicator";
   EXPECT_TRUE(own_text || rc == MPI_ERR_ROOT) << "code " << rc << ": " << text;
+  // The unknown-name text lists the names, clipped to fit MPI_MAX_ERROR_STRING.
+  const int arg_rc = LC_Bcast_with(data, 1, MPI_INT, 0, comm_, "ring");
+  ASSERT_EQ(MPI_Error_string(arg_rc, text, &length), MPI_SUCCESS);
+  const std::string arg_text(text, length);
+  EXPECT_TRUE(arg_text.rfind("leancast: unknown algorithm name or bad parameter (auto, ", 0) == 0 ||
+              arg_rc == MPI_ERR_ARG)
+      << "code " << arg_rc << ": " << arg_text;
   handler_calls = 0;
 }
 

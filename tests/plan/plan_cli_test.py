@@ -82,7 +82,7 @@ class PlanCli(unittest.TestCase):
     def test_compare_ranks_every_algorithm(self):
         report = plan_json("--compare", "--procs", "64", "--bytes", "4M")
         names = [a["algorithm"] for a in report["algorithms"]]
-        self.assertEqual(len(names), 9)
+        self.assertEqual(len(names), 10)
         self.assertIn("pipeline-chain:64K", names)
         times = [a["model_seconds"] for a in report["algorithms"]]
         self.assertEqual(times, sorted(times))

@@ -77,7 +77,8 @@ TEST(Pipelines, ScheduleSizeDoesNotGrowWithTheSegments) {
 TEST(Pipelines, OneByteSegmentsUpToFortyRanksEveryRoot) {
   for (int procs = 1; procs <= 40; ++procs) {
     for (int root = 0; root < procs; ++root) {
-      for (const Algorithm algorithm : {Algorithm::pipeline_chain, Algorithm::pipeline_binary_tree}) {
+      for (const Algorithm algorithm :
+           {Algorithm::pipeline_chain, Algorithm::pipeline_binary_tree, Algorithm::two_tree}) {
         const VerifyReport report = verify_schedule({algorithm, 1}, {procs, root, 3u * procs + 2});
         ASSERT_TRUE(report.ok()) << to_string(algorithm) << " P=" << procs << " root=" << root
                                  << ": " << report.problems.front();
@@ -93,6 +94,38 @@ TEST(Pipelines, SegmentCountIsCappedSoProgramsStayBounded) {
   const PlanTotals totals = plan_totals({Algorithm::pipeline_chain, 1}, {3, 0, 1u << 30});
   EXPECT_EQ(totals.bytes_moved, std::uint64_t{2} << 30);
   EXPECT_EQ(totals.steps, 1u + (1u << 20));
+}
+
+TEST(Pipelines, NoRankReceivesASegmentTwice) {
+  for (const Algorithm algorithm :
+       {Algorithm::pipeline_chain, Algorithm::pipeline_binary_tree, Algorithm::two_tree}) {
+    for (int procs : {2, 3, 8, 13, 64}) {
+      const VerifyReport report = verify_schedule({algorithm, 100}, {procs, 1, 3001});
+      ASSERT_TRUE(report.ok()) << report.problems.front();
+      EXPECT_EQ(report.redundant_bytes, 0u) << to_string(algorithm) << " P=" << procs;
+    }
+  }
+}
+
+// With P = 2^h the m = P - 1 non-root ranks fill both in-order trees completely, and the
+// second tree's inner ranks are exactly the first one's leaves: a rank forwards in one tree.
+TEST(TwoTree, AtPowersOfTwoEveryRankForwardsInOneTreeAtMost) {
+  for (int procs : {4, 8, 16, 64, 256}) {
+    const std::uint64_t segments = 10;  // 5 per tree: the second tree's blocks start at 5
+    int forwards_in_both = 0, forwarding = 0;
+    for (int rank = 1; rank < procs; ++rank) {
+      bool first = false, second = false;
+      for (const Transfer& t :
+           make_schedule({Algorithm::two_tree, 1}, {procs, 0, segments}, rank).transfers) {
+        if (t.direction != Direction::send) continue;
+        (t.first_block < segments / 2 ? first : second) = true;
+      }
+      forwards_in_both += first && second;
+      forwarding += first || second;
+    }
+    EXPECT_EQ(forwards_in_both, 0) << "P=" << procs;
+    EXPECT_EQ(forwarding, procs - 2) << "P=" << procs;  // all but one rank forward
+  }
 }
 
 TEST(Parameters, ParseDefaultsAndRoundTrip) {

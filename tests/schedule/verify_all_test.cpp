@@ -100,6 +100,8 @@ INSTANTIATE_TEST_SUITE_P(
                       AlgorithmSpec{Algorithm::pipeline_chain, 64},
                       AlgorithmSpec{Algorithm::pipeline_binary_tree, 7},
                       AlgorithmSpec{Algorithm::pipeline_binary_tree, 64},
+                      AlgorithmSpec{Algorithm::two_tree, 7},
+                      AlgorithmSpec{Algorithm::two_tree, 64},
                       AlgorithmSpec{Algorithm::knomial, 2}, AlgorithmSpec{Algorithm::knomial, 3},
                       AlgorithmSpec{Algorithm::knomial, 7},
                       AlgorithmSpec{Algorithm::knomial, 300}),
