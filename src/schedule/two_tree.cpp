@@ -2,12 +2,11 @@
 // pipelined down its own binary tree over the non-root ranks, both at once. The trees are
 // in-order trees over positions 0 .. m - 1 (position = relative rank - 1, m = P - 1); the
 // second is the first with positions mirrored (m even) or shifted by one (m odd), so that
-// the leaves of one are, for m = 2^h - 1 or 2^h exactly and otherwise mostly, inner nodes
-// of the other: every rank forwards in at most about one tree, and the two halves share
-// the ranks' send bandwidth instead of queueing behind each other. The root feeds each
-// tree's root. Unlike the paper's version, each tree runs in its own rounds rather than
-// alternating steps: simpler, verified the same way, at most a factor of about two in the
-// one-port model.
+// the leaves of one are inner nodes of the other (exactly for P = 2^h, mostly otherwise):
+// a rank forwards in about one tree, so the two halves do not queue behind each other at
+// its send port. The root feeds each tree's root. Unlike the paper's version, both trees
+// run in the same consecutive rounds instead of alternating, colour-scheduled steps (a
+// repeated Transfer has no round stride), so a rank receives two segments per round.
 #include "algorithms.hpp"
 #include "pipelined_tree.hpp"
 #include "ranks.hpp"
