@@ -17,7 +17,12 @@ for procs in 8 10; do
   done
 done
 echo "== every algorithm on 4 local ranks (Open MPI), 1 MiB, data checked on every rank"
-timeout 120 mpirun --oversubscribe -n 4 "$build/examples/bcast_check" 1048576
+timeout 120 mpirun --oversubscribe -n 4 "$build/examples/bcast_check" 1048576 linear binomial \
+  hypercube scatter-doubling scatter-ring scatter-ring-tuned knomial pipeline-chain \
+  pipeline-binary-tree auto mpi
+echo
+echo "== leancast-plan --compare: every algorithm by the alpha-beta model, P = 64, 4 MiB"
+"$build/leancast-plan" --compare --procs 64 --bytes 4M --alpha 2e-6 --beta 1e-10
 
 echo
 echo "== leancast-bench: every algorithm beside MPI_Bcast on 2 ranks, interleaved, 5 repetitions"

@@ -1,9 +1,12 @@
 // leancast-plan: shows what a broadcast algorithm does, without MPI: a round-by-round table
-// of which rank receives which chunks from whom, and the traffic per phase.
+// of which rank receives which chunks from whom, the traffic per phase, and with --alpha /
+// --beta the alpha-beta model's predicted time; --compare ranks every algorithm by it.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -12,15 +15,21 @@
 #include <leancast/analysis.hpp>
 #include <leancast/schedule.hpp>
 
-#include "select/byte_size.hpp"
+#include "schedule/byte_size.hpp"
 
 namespace {
 
 using leancast::Algorithm;
+using leancast::AlgorithmSpec;
 using leancast::BcastShape;
 
 constexpr int kMaxTableProcs = 64;
 constexpr int kDefaultTableProcs = 16;
+// The cost model plays every message; beyond this many it would take minutes and gigabytes.
+constexpr std::uint64_t kMaxModelledTransfers = 50'000'000;
+// Defaults of --compare without --alpha/--beta: a generic cluster, 2 us and 10 GB/s.
+constexpr double kDefaultAlpha = 2e-6;
+constexpr double kDefaultBeta = 1e-10;
 
 std::string blocks_label(std::uint64_t first, std::uint64_t span, std::uint64_t count) {
   if (count == 1) return "all";
@@ -29,7 +38,7 @@ std::string blocks_label(std::uint64_t first, std::uint64_t span, std::uint64_t 
 }
 
 // The receive side of every round: cell[round][rank] = "chunks<psource".
-void print_steps(Algorithm algorithm, const BcastShape& shape) {
+void print_steps(const AlgorithmSpec& algorithm, const BcastShape& shape) {
   std::map<std::uint32_t, std::vector<std::string>> cells;
   std::map<std::uint32_t, std::string> phase_of_round;
   std::vector<std::string> held_after_first(shape.procs);
@@ -80,7 +89,7 @@ void print_steps(Algorithm algorithm, const BcastShape& shape) {
              phases.empty() ? "first phase" : std::string(phases[0]));
 }
 
-void print_totals(const leancast::PlanTotals& totals, Algorithm requested) {
+void print_totals(const leancast::PlanTotals& totals, const AlgorithmSpec& requested) {
   const BcastShape& s = totals.shape;
   fmt::print("{}{}: P={} root={} bytes={} (blocks of {} bytes)\n",
              leancast::to_string(requested),
@@ -96,14 +105,14 @@ void print_totals(const leancast::PlanTotals& totals, Algorithm requested) {
              totals.steps);
 }
 
-nlohmann::ordered_json to_json(const leancast::PlanTotals& totals, Algorithm requested) {
+nlohmann::ordered_json to_json(const leancast::PlanTotals& totals, const AlgorithmSpec& requested) {
   nlohmann::ordered_json phases = nlohmann::ordered_json::array();
   for (const auto& phase : totals.phases) {
     phases.push_back(
         {{"name", phase.name}, {"transfers", phase.transfers}, {"bytes_moved", phase.bytes_moved}});
   }
-  return {{"algorithm", std::string(leancast::to_string(requested))},
-          {"selected_algorithm", std::string(leancast::to_string(totals.algorithm))},
+  return {{"algorithm", leancast::to_string(requested)},
+          {"selected_algorithm", leancast::to_string(totals.algorithm)},
           {"procs", totals.shape.procs},
           {"root", totals.shape.root},
           {"bytes", totals.shape.bytes},
@@ -114,6 +123,89 @@ nlohmann::ordered_json to_json(const leancast::PlanTotals& totals, Algorithm req
           {"phases", phases}};
 }
 
+struct Prediction {
+  double model_seconds = 0;
+  double lower_bound_seconds = 0;
+};
+
+std::optional<Prediction> predict(const leancast::PlanTotals& totals,
+                                  const leancast::CostModel& model) {
+  if (totals.transfers > kMaxModelledTransfers) {
+    fmt::print(stderr, "leancast-plan: {} has {} messages; the cost model plays at most {}\n",
+               leancast::to_string(totals.algorithm), totals.transfers, kMaxModelledTransfers);
+    return std::nullopt;
+  }
+  return Prediction{leancast::model_seconds(totals.algorithm, totals.shape, model),
+                    leancast::lower_bound_seconds(totals.shape, model)};
+}
+
+nlohmann::ordered_json model_json(const leancast::CostModel& model) {
+  nlohmann::ordered_json json{{"alpha", model.alpha}, {"beta", model.beta}};
+  if (model.ranks_per_node > 0) {
+    json["ranks_per_node"] = model.ranks_per_node;
+    json["alpha_inter"] = model.alpha_inter;
+    json["beta_inter"] = model.beta_inter;
+  }
+  return json;
+}
+
+// --compare: every algorithm with its default parameter, fastest predicted first.
+int compare(const BcastShape& shape, const leancast::CostModel& model, bool json) {
+  struct Row {
+    leancast::PlanTotals totals;
+    Prediction prediction;
+  };
+  std::vector<Row> rows;
+  for (Algorithm algorithm : leancast::concrete_algorithms()) {
+    leancast::PlanTotals totals = leancast::plan_totals(algorithm, shape);
+    const auto prediction = predict(totals, model);
+    if (!prediction) return 2;
+    rows.push_back({std::move(totals), *prediction});
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.prediction.model_seconds < b.prediction.model_seconds;
+  });
+  const double bound = leancast::lower_bound_seconds(shape, model);
+  const std::string automatic = leancast::to_string(
+      AlgorithmSpec(leancast::select_automatic(shape.procs, shape.bytes)));
+  if (json) {
+    nlohmann::ordered_json ranked = nlohmann::ordered_json::array();
+    for (const Row& row : rows) {
+      ranked.push_back({{"algorithm", leancast::to_string(row.totals.algorithm)},
+                        {"model_seconds", row.prediction.model_seconds},
+                        {"steps", row.totals.steps},
+                        {"transfers", row.totals.transfers},
+                        {"bytes_moved", row.totals.bytes_moved}});
+    }
+    const nlohmann::ordered_json report{{"procs", shape.procs},
+                                        {"root", shape.root},
+                                        {"bytes", shape.bytes},
+                                        {"model", model_json(model)},
+                                        {"lower_bound_seconds", bound},
+                                        {"auto_selects", automatic},
+                                        {"algorithms", ranked}};
+    fmt::print("{}\n", report.dump(2));
+    return 0;
+  }
+  fmt::print("P={} root={} bytes={} alpha={:g} s beta={:g} s/B{}: lower bound {:.6g} s; auto picks {}\n",
+             shape.procs, shape.root, shape.bytes, model.alpha, model.beta,
+             model.ranks_per_node > 0
+                 ? fmt::format(" ({} ranks per node, between nodes alpha={:g} s beta={:g} s/B)",
+                               model.ranks_per_node, model.alpha_inter, model.beta_inter)
+                 : "",
+             bound, automatic);
+  fmt::print("{:>4}  {:<28}{:>14}{:>10}{:>8}{:>12}{:>16}\n", "rank", "algorithm", "model_seconds",
+             "x_bound", "steps", "transfers", "bytes_moved");
+  int place = 0;
+  for (const Row& row : rows) {
+    fmt::print("{:>4}  {:<28}{:>14.6g}{:>10.3f}{:>8}{:>12}{:>16}\n", ++place,
+               leancast::to_string(row.totals.algorithm), row.prediction.model_seconds,
+               bound > 0 ? row.prediction.model_seconds / bound : 1.0, row.totals.steps,
+               row.totals.transfers, row.totals.bytes_moved);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -121,8 +213,11 @@ int main(int argc, char** argv) {
   std::string algorithm_name, bytes_text;
   int procs = 0, root = 0;
   bool json = false, steps = false, no_steps = false;
-  app.add_option("-a,--algorithm", algorithm_name, "algorithm: " + leancast::algorithm_names())
-      ->required();
+  std::optional<double> alpha, beta, alpha_inter, beta_inter;
+  int ranks_per_node = 0;
+  bool compare_all = false;
+  app.add_option("-a,--algorithm", algorithm_name,
+                 "algorithm, NAME or NAME:PARAMETER: " + leancast::algorithm_names());
   app.add_option("-p,--procs", procs, "number of processes")->required()->check(CLI::Range(1, 10000000));
   app.add_option("-r,--root", root, "root rank (default 0)");
   app.add_option("-b,--bytes", bytes_text, "message size in bytes (suffix K, M or G: base 2)")
@@ -131,15 +226,43 @@ int main(int argc, char** argv) {
   app.add_flag("--steps", steps, fmt::format("print the round-by-round table (default for P <= {})",
                                              kDefaultTableProcs));
   app.add_flag("--no-steps", no_steps, "do not print the table");
+  app.add_flag("--compare", compare_all,
+               "rank every algorithm (default parameters) by the cost model's time");
+  app.add_option("--alpha", alpha, "cost model: seconds per message (--compare default 2e-6)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--beta", beta, "cost model: seconds per byte (--compare default 1e-10)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--ranks-per-node", ranks_per_node,
+                 "cost model: ranks r, s share a node when r / N == s / N")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--alpha-inter", alpha_inter, "cost model: seconds per message between nodes")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--beta-inter", beta_inter, "cost model: seconds per byte between nodes")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
 
-  const auto algorithm = leancast::parse_algorithm(algorithm_name);
-  if (!algorithm) {
-    fmt::print(stderr, "leancast-plan: unknown algorithm '{}' (known: {})\n", algorithm_name,
-               leancast::algorithm_names());
+  if (algorithm_name.empty() == !compare_all) {
+    fmt::print(stderr, "leancast-plan: give --algorithm NAME or --compare (one of them)\n");
     return 2;
   }
-  if (*algorithm == leancast::Algorithm::mpi) {
+  if ((alpha_inter || beta_inter) != (ranks_per_node > 0)) {
+    fmt::print(stderr, "leancast-plan: --alpha-inter and --beta-inter go with --ranks-per-node\n");
+    return 2;
+  }
+  const leancast::CostModel model{.alpha = alpha.value_or(kDefaultAlpha),
+                                  .beta = beta.value_or(kDefaultBeta),
+                                  .ranks_per_node = ranks_per_node,
+                                  .alpha_inter = alpha_inter.value_or(alpha.value_or(kDefaultAlpha)),
+                                  .beta_inter = beta_inter.value_or(beta.value_or(kDefaultBeta))};
+  const bool modelled = alpha || beta || ranks_per_node > 0;
+  std::string error;
+  const auto algorithm = compare_all ? std::optional<AlgorithmSpec>(Algorithm::automatic)
+                                     : leancast::parse_algorithm_spec(algorithm_name, &error);
+  if (!algorithm) {
+    fmt::print(stderr, "leancast-plan: {}\n", error);
+    return 2;
+  }
+  if (algorithm->algorithm == leancast::Algorithm::mpi) {
     fmt::print(stderr, "leancast-plan: 'mpi' is the MPI library's own MPI_Bcast; leancast has "
                        "no schedule for it\n");
     return 2;
@@ -160,17 +283,29 @@ int main(int argc, char** argv) {
     return 2;
   }
   const BcastShape shape{procs, root, *bytes};
+  if (compare_all) return compare(shape, model, json);
   const leancast::PlanTotals totals = leancast::plan_totals(*algorithm, shape);
+  std::optional<Prediction> prediction;
+  if (modelled && !(prediction = predict(totals, model))) return 2;
   if (json) {
-    fmt::print("{}\n", to_json(totals, *algorithm).dump(2));
-    return 0;
-  }
-  if ((steps || procs <= kDefaultTableProcs) && !no_steps) {
-    print_totals(totals, *algorithm);
-    fmt::print("\n");
-    print_steps(totals.algorithm, shape);
+    nlohmann::ordered_json report = to_json(totals, *algorithm);
+    if (prediction) {
+      report["model"] = model_json(model);
+      report["model_seconds"] = prediction->model_seconds;
+      report["lower_bound_seconds"] = prediction->lower_bound_seconds;
+    }
+    fmt::print("{}\n", report.dump(2));
     return 0;
   }
   print_totals(totals, *algorithm);
+  if (prediction) {
+    fmt::print("model: {:.6g} s (alpha={:g} s, beta={:g} s/B); lower bound {:.6g} s\n",
+               prediction->model_seconds, model.alpha, model.beta,
+               prediction->lower_bound_seconds);
+  }
+  if ((steps || procs <= kDefaultTableProcs) && !no_steps) {
+    fmt::print("\n");
+    print_steps(totals.algorithm, shape);
+  }
   return 0;
 }

@@ -1,6 +1,7 @@
 // The broadcast algorithms leancast knows, by name. MPI-free.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -18,18 +19,54 @@ enum class Algorithm {
   scatter_ring,        // paper's MPI_Bcast_native: binomial scatter + enclosed ring
   scatter_ring_tuned,  // paper's MPI_Bcast_opt: binomial scatter + non-enclosed ring
   mpi,                 // "mpi": the MPI library's own broadcast (PMPI_Bcast); no schedule
+  pipeline_chain,        // root -> root+1 -> ..., the message cut into pipelined segments
+  pipeline_binary_tree,  // heap-shaped binary tree with the same segment pipelining
+  knomial,               // k-ary generalisation of the binomial tree (radix k >= 2)
+  two_tree,              // two binary trees, each pipelining half of the segments
 };
+
+// An algorithm with its parameter, written "name:VALUE" ("pipeline-chain:64K", "knomial:8"):
+// the segment size in bytes of the pipelines (K, M, G base 2), the radix of knomial. An
+// Algorithm converts to its spec with the default parameter; algorithms without a
+// parameter have 0.
+struct AlgorithmSpec {
+  Algorithm algorithm = Algorithm::automatic;
+  std::uint64_t parameter = 0;
+
+  AlgorithmSpec() = default;
+  AlgorithmSpec(Algorithm a);  // NOLINT: implicit, so every Algorithm is a spec
+  AlgorithmSpec(Algorithm a, std::uint64_t p) : algorithm(a), parameter(p) {}
+  friend auto operator<=>(const AlgorithmSpec&, const AlgorithmSpec&) = default;
+};
+
+// The parameter an algorithm takes when none is written (0: it takes none).
+std::uint64_t default_parameter(Algorithm algorithm);
+
+// "knomial:4", "pipeline-chain:64K"; just the name for algorithms without a parameter.
+std::string to_string(const AlgorithmSpec& spec);
+
+// Parses "name" or "name:VALUE" (names as parse_algorithm). On failure returns nullopt and,
+// if `error` is given, says why: unknown name, a parameter the algorithm does not take, or
+// a bad value (not a number, 0, a radix below 2).
+std::optional<AlgorithmSpec> parse_algorithm_spec(std::string_view text,
+                                                  std::string* error = nullptr);
 
 // User-facing name ("scatter-ring-tuned", "auto", ...).
 std::string_view to_string(Algorithm algorithm);
 
-// Accepts the user-facing names, '_' for '-', and the paper's aliases "native" / "opt".
+// Accepts the user-facing names, '_' for '-', and the paper's aliases "native" / "opt";
+// no parameters (parse_algorithm_spec takes those).
 std::optional<Algorithm> parse_algorithm(std::string_view name);
 
 // Every algorithm with a schedule of its own (all but automatic and mpi), in a stable order.
 std::span<const Algorithm> concrete_algorithms();
 
-// Comma-separated list of every accepted name (mpi included), for messages.
+// Why `spec`'s parameter is not valid for its algorithm (0 segment bytes, a radix below 2,
+// a parameter for an algorithm that takes none), or "" if it is.
+std::string parameter_problem(const AlgorithmSpec& spec);
+
+// Comma-separated list of every accepted name (mpi included), for messages; parameters
+// are shown as "knomial[:RADIX]".
 std::string algorithm_names();
 
 // MPICH 3/4's documented choice (MPIR_CVAR_BCAST_SHORT_MSG_SIZE = 12288,

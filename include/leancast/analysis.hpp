@@ -17,7 +17,7 @@ struct PhaseTotals {
 };
 
 struct PlanTotals {
-  Algorithm algorithm = Algorithm::automatic;  // the algorithm that ran (auto resolved)
+  AlgorithmSpec algorithm;  // the algorithm that ran (auto resolved), with its parameter
   BcastShape shape;
   std::uint64_t block_bytes = 0;
   std::uint64_t steps = 0;  // rounds in which at least one rank transfers
@@ -28,7 +28,7 @@ struct PlanTotals {
 
 // Totals over all ranks without expanding repeated transfers: O(P * transfers per rank),
 // fast enough for P = 100000.
-PlanTotals plan_totals(Algorithm algorithm, const BcastShape& shape);
+PlanTotals plan_totals(const AlgorithmSpec& algorithm, const BcastShape& shape);
 
 struct VerifyReport {
   std::vector<std::string> problems;  // empty when the schedule is correct
@@ -41,6 +41,31 @@ struct VerifyReport {
 // by a receive of the same bytes in the same round (in the same order per pair), that
 // ranks only send bytes they hold, that every transfer stays inside the buffer, and that
 // every rank ends with every byte. Expands everything: meant for P up to a few hundred.
-VerifyReport verify_schedule(Algorithm algorithm, const BcastShape& shape);
+VerifyReport verify_schedule(const AlgorithmSpec& algorithm, const BcastShape& shape);
+
+// The alpha-beta cost of a message: alpha seconds to start it plus beta seconds per byte.
+// With ranks_per_node > 0, ranks r and s share a node when r / ranks_per_node ==
+// s / ranks_per_node, and messages between nodes cost alpha_inter + bytes * beta_inter.
+struct CostModel {
+  double alpha = 0;
+  double beta = 0;
+  int ranks_per_node = 0;  // 0: one level, every message costs alpha + bytes * beta
+  double alpha_inter = 0;
+  double beta_inter = 0;
+};
+
+// Predicted time of a broadcast: the schedule played round by round with a clock per rank,
+// in the one-port, full-duplex model. A rank starts a round when it has finished its
+// previous one; in a round it sends one message at a time (in schedule order) and receives
+// one at a time, but may send and receive at once. A message starts when its sender's send
+// port and its receiver's receive port are both free (both ranks having reached the round)
+// and takes alpha + bytes * beta. The result is the time the last rank finishes. Expands
+// every message: meant for P up to a few thousand.
+double model_seconds(const AlgorithmSpec& algorithm, const BcastShape& shape,
+                     const CostModel& model);
+
+// ceil(log2 P) * alpha + bytes * beta with the cheaper level's alpha and beta: the informed
+// ranks at most double per message start-up, and some rank must receive every byte.
+double lower_bound_seconds(const BcastShape& shape, const CostModel& model);
 
 }  // namespace leancast

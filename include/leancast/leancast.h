@@ -20,9 +20,11 @@ extern "C" {
 int LC_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
 
 /* Broadcast with the named algorithm ("auto", "linear", "binomial", "hypercube",
- * "scatter-doubling", "scatter-ring" or "native", "scatter-ring-tuned" or "opt", or "mpi":
- * the MPI library's own broadcast, PMPI_Bcast). NULL or "" behaves like LC_Bcast; an
- * unknown name is an MPI_ERR_ARG error. */
+ * "scatter-doubling", "scatter-ring" or "native", "scatter-ring-tuned" or "opt",
+ * "pipeline-chain", "pipeline-binary-tree", "knomial", or "mpi": the MPI library's own
+ * broadcast, PMPI_Bcast). The pipelines take a segment size ("pipeline-chain:128K"),
+ * knomial a radix ("knomial:8"). NULL or "" behaves like LC_Bcast; an unknown name or a
+ * bad parameter is an MPI_ERR_ARG error. */
 int LC_Bcast_with(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                   const char *algorithm);
 

@@ -15,4 +15,9 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
 // overrides the environment.
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, Algorithm algorithm);
 
+// The same with a parameter ({Algorithm::knomial, 8}, or parse_algorithm_spec's result); a
+// bad parameter (segment size 0, radix below 2) is an MPI_ERR_ARG error.
+int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+          const AlgorithmSpec& algorithm);
+
 }  // namespace leancast

@@ -94,8 +94,10 @@ struct Operation {
 };
 
 // The schedule of `rank` for one broadcast. `automatic` is resolved by select_automatic.
-// Requires 1 <= procs, 0 <= root, rank < procs; bytes == 0 gives an empty schedule.
-RankSchedule make_schedule(Algorithm algorithm, const BcastShape& shape, int rank);
+// Requires 1 <= procs, 0 <= root, rank < procs; bytes == 0 gives an empty schedule. A plain
+// Algorithm converts to its spec with the default parameter; a bad parameter (0, a radix
+// below 2) throws std::invalid_argument.
+RankSchedule make_schedule(const AlgorithmSpec& algorithm, const BcastShape& shape, int rank);
 
 // Every repetition of every transfer, ordered by round (stable within a round).
 std::vector<Operation> expand(const RankSchedule& schedule);

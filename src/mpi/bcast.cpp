@@ -64,9 +64,12 @@ int pass_intercommunicator(const BcastCall& call) {
   return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
 }
 
-int run(const BcastCall& call, std::optional<Algorithm> requested) {
+int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   const MPI_Comm comm = call.comm;
   if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
+  if (requested && !parameter_problem(*requested).empty()) {
+    return raise_problem(comm, Problem::unknown_algorithm);
+  }
   int inter = 0;
   if (int rc = MPI_Comm_test_inter(comm, &inter); rc != MPI_SUCCESS) return raise_code(comm, rc);
   if (inter) return pass_intercommunicator(call);
@@ -97,7 +100,7 @@ int run(const BcastCall& call, std::optional<Algorithm> requested) {
 
 }  // namespace
 
-int bcast(const BcastCall& call, std::optional<Algorithm> requested) {
+int bcast(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   // Nothing may escape into a C or Fortran caller: allocation failures (a packed copy of a
   // large derived-type buffer) and internal errors become MPI error codes.
   try {
@@ -118,6 +121,11 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
 }
 
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, Algorithm algorithm) {
+  return detail::bcast({buf, count, type, root, comm}, AlgorithmSpec(algorithm));
+}
+
+int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+          const AlgorithmSpec& algorithm) {
   return detail::bcast({buf, count, type, root, comm}, algorithm);
 }
 

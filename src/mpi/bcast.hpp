@@ -20,6 +20,6 @@ struct BcastCall {
 
 // `requested` empty: the process's settings decide (select/decide.hpp). Never throws:
 // failures come back as MPI error codes, raised through the communicator's handler.
-int bcast(const BcastCall& call, std::optional<Algorithm> requested);
+int bcast(const BcastCall& call, std::optional<AlgorithmSpec> requested);
 
 }  // namespace leancast::detail

@@ -14,7 +14,7 @@ extern "C" int LC_Bcast_with(void* buf, int count, MPI_Datatype type, int root, 
   if (algorithm == nullptr || *algorithm == '\0') {
     return bcast({buf, count, type, root, comm}, std::nullopt);
   }
-  const auto parsed = leancast::parse_algorithm(algorithm);
+  const auto parsed = leancast::parse_algorithm_spec(algorithm);
   if (!parsed) {
     return raise_problem(comm, comm == MPI_COMM_NULL ? Problem::null_communicator
                                                      : Problem::unknown_algorithm);

@@ -25,7 +25,7 @@ constexpr std::array<ProblemInfo, 9> kProblems{{
     {MPI_ERR_BUFFER, "leancast: NULL buffer with count > 0"},
     {MPI_ERR_BUFFER, "leancast: MPI_IN_PLACE is not a valid broadcast buffer"},
     {MPI_ERR_ROOT, "leancast: root is not a rank of the communicator"},
-    {MPI_ERR_ARG, "leancast: unknown algorithm name"},
+    {MPI_ERR_ARG, "leancast: unknown algorithm name or bad parameter"},
     {MPI_ERR_TYPE,
      "leancast: a datatype element of more than INT_MAX bytes cannot be packed with this MPI "
      "library (MPI_Pack takes int sizes before MPI 4)"},
@@ -34,6 +34,10 @@ constexpr std::array<ProblemInfo, 9> kProblems{{
 std::string message_of(Problem problem) {
   std::string message = kProblems[static_cast<std::size_t>(problem)].message;
   if (problem == Problem::unknown_algorithm) message += " (" + leancast::algorithm_names() + ")";
+  // MPI_Add_error_string refuses (through MPI_COMM_WORLD's handler, fatal by default) text
+  // that does not fit MPI_MAX_ERROR_STRING (256 in Open MPI); the list of names may not.
+  const std::size_t room = MPI_MAX_ERROR_STRING - 1;
+  if (message.size() > room) message = message.substr(0, room - 4) + "...)";
   return message;
 }
 

@@ -9,6 +9,10 @@ namespace {
 
 constexpr std::uint64_t kMaxMessage = std::uint64_t{1} << 30;
 constexpr std::uint32_t kTags = 32768;  // MPI guarantees MPI_TAG_UB >= 32767
+// Pipelines can run more rounds than there are tags, so rounds r and r + 32768 share a tag.
+// They still match correctly: a rank finishes (Waitall) round r before it posts round r + 1,
+// so between one pair the messages of equal tag are sent and received in round order, and
+// MPI never lets messages of one (source, tag, communicator) overtake each other.
 
 int post(const Operation& op, std::byte* buffer, MPI_Comm comm, std::vector<MPI_Request>& requests) {
   const int tag = static_cast<int>(op.round % kTags);

@@ -35,10 +35,11 @@ class PrivateComm {
   int rank() const { return rank_; }
 
   // This rank's operations for one broadcast (algorithm already resolved), cached.
-  std::shared_ptr<const Program> program(Algorithm algorithm, int root, std::uint64_t bytes);
+  std::shared_ptr<const Program> program(const AlgorithmSpec& algorithm, int root,
+                                         std::uint64_t bytes);
 
  private:
-  using Key = std::tuple<Algorithm, int, std::uint64_t>;
+  using Key = std::tuple<AlgorithmSpec, int, std::uint64_t>;  // the parameter included
   static constexpr std::size_t kCachedPrograms = 16;
 
   MPI_Comm comm_;

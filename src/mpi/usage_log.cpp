@@ -22,15 +22,15 @@ struct Totals {
 };
 
 std::mutex mutex;  // guards logged and totals: broadcasts may run on several threads
-std::set<std::tuple<int, std::uint64_t, Algorithm>> logged;
-std::map<Algorithm, Totals> totals;
+std::set<std::tuple<int, std::uint64_t, AlgorithmSpec>> logged;
+std::map<AlgorithmSpec, Totals> totals;
 std::atomic<std::uint64_t> comms_created{0};
 std::atomic<std::uint64_t> comms_freed{0};
 
 std::string describe(const Decision& decision, int procs, std::uint64_t bytes) {
   std::string line = "P=" + std::to_string(procs) + " bytes=" + std::to_string(bytes) + ": " +
-                     std::string(to_string(decision.algorithm)) + " (";
-  if (decision.named != decision.algorithm) line += std::string(to_string(decision.named)) + ", ";
+                     to_string(decision.algorithm) + " (";
+  if (decision.named != decision.algorithm) line += to_string(decision.named) + ", ";
   return line + "by " + std::string(decision.by) + ")";
 }
 
@@ -42,7 +42,7 @@ std::string summary() {
     for (const auto& [algorithm, t] : totals) {
       all.calls += t.calls;
       all.bytes += t.bytes;
-      parts += " | " + std::string(to_string(algorithm)) + ": " + std::to_string(t.calls) +
+      parts += " | " + to_string(algorithm) + ": " + std::to_string(t.calls) +
                " calls, " + std::to_string(t.bytes) + " bytes";
     }
   }

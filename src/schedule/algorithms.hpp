@@ -1,11 +1,15 @@
 // One schedule function per algorithm, each in the file of its name.
 #pragma once
 
+#include <cstdint>
+
 #include <leancast/schedule.hpp>
 
 namespace leancast::detail {
 
-using ScheduleFunction = RankSchedule (*)(const BcastShape& shape, int rank);
+// `parameter`: the algorithm's segment size or radix (registry.cpp checks it first).
+using ScheduleFunction = RankSchedule (*)(const BcastShape& shape, int rank,
+                                          std::uint64_t parameter);
 
 RankSchedule linear_schedule(const BcastShape& shape, int rank);
 RankSchedule binomial_schedule(const BcastShape& shape, int rank);
@@ -13,5 +17,11 @@ RankSchedule hypercube_schedule(const BcastShape& shape, int rank);
 RankSchedule scatter_doubling_schedule(const BcastShape& shape, int rank);
 RankSchedule scatter_ring_schedule(const BcastShape& shape, int rank);
 RankSchedule scatter_ring_tuned_schedule(const BcastShape& shape, int rank);
+RankSchedule pipeline_chain_schedule(const BcastShape& shape, int rank,
+                                     std::uint64_t segment_bytes);
+RankSchedule pipeline_binary_tree_schedule(const BcastShape& shape, int rank,
+                                           std::uint64_t segment_bytes);
+RankSchedule two_tree_schedule(const BcastShape& shape, int rank, std::uint64_t segment_bytes);
+RankSchedule knomial_schedule(const BcastShape& shape, int rank, std::uint64_t radix);
 
 }  // namespace leancast::detail

@@ -36,10 +36,12 @@ std::uint64_t covered(std::vector<std::pair<std::uint64_t, std::uint64_t>>& inte
 
 }  // namespace
 
-PlanTotals plan_totals(Algorithm algorithm, const BcastShape& shape) {
+PlanTotals plan_totals(const AlgorithmSpec& algorithm, const BcastShape& shape) {
   PlanTotals totals;
   totals.algorithm =
-      algorithm == Algorithm::automatic ? select_automatic(shape.procs, shape.bytes) : algorithm;
+      algorithm.algorithm == Algorithm::automatic
+          ? AlgorithmSpec(select_automatic(shape.procs, shape.bytes))
+          : algorithm;
   totals.shape = shape;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> rounds;
   for (int rank = 0; rank < shape.procs; ++rank) {

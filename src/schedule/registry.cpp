@@ -1,42 +1,77 @@
-// Names of the algorithms and the table from Algorithm to schedule function. A new
-// algorithm is a new file with its schedule function plus one row here.
+// Names of the algorithms, their parameters, and the table from Algorithm to schedule
+// function. A new algorithm is a new file with its schedule function plus one row here.
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <stdexcept>
 #include <string>
 
 #include <leancast/schedule.hpp>
 
 #include "algorithms.hpp"
+#include "byte_size.hpp"
 
 namespace leancast {
 
 namespace {
+
+// What the text after "name:" means.
+enum class Parameter { none, segment_bytes, radix };
+
+// 64 KiB segments: at MPI's usual 1-5 us per message and ~10 GB/s, a 64 KiB segment costs
+// a few times the latency, so pipelining pays for its extra messages from a few hundred KiB
+// on (Open MPI's tuned chain and pipeline pick segments of this order).
+constexpr std::uint64_t kDefaultSegmentBytes = 64 << 10;
+// Radix 4: half the binomial tree's depth for three concurrent sends per node and level,
+// the short-message trade-off when a node's injection rate is not the bottleneck.
+constexpr std::uint64_t kDefaultRadix = 4;
+// Keeps the k-nomial arithmetic (k^levels) far from overflow; a radix >= P is linear anyway.
+constexpr std::uint64_t kMaxRadix = 1 << 20;
 
 struct Entry {
   Algorithm algorithm;
   std::string_view name;
   std::string_view alias;  // the paper's name, if any
   detail::ScheduleFunction schedule;
+  Parameter parameter = Parameter::none;
+  std::uint64_t default_parameter = 0;
 };
+
+template <RankSchedule (*Schedule)(const BcastShape&, int)>
+RankSchedule without_parameter(const BcastShape& shape, int rank, std::uint64_t) {
+  return Schedule(shape, rank);
+}
 
 // automatic and mpi have no schedule: auto resolves to a concrete algorithm first, and mpi
 // is the MPI library's own broadcast, which make_schedule refuses.
-constexpr std::array<Entry, 8> kRegistry{{
+constexpr std::array<Entry, 12> kRegistry{{
     {Algorithm::automatic, "auto", "", nullptr},
-    {Algorithm::linear, "linear", "", detail::linear_schedule},
-    {Algorithm::binomial, "binomial", "", detail::binomial_schedule},
-    {Algorithm::hypercube, "hypercube", "", detail::hypercube_schedule},
-    {Algorithm::scatter_doubling, "scatter-doubling", "", detail::scatter_doubling_schedule},
-    {Algorithm::scatter_ring, "scatter-ring", "native", detail::scatter_ring_schedule},
+    {Algorithm::linear, "linear", "", without_parameter<detail::linear_schedule>},
+    {Algorithm::binomial, "binomial", "", without_parameter<detail::binomial_schedule>},
+    {Algorithm::hypercube, "hypercube", "", without_parameter<detail::hypercube_schedule>},
+    {Algorithm::scatter_doubling, "scatter-doubling", "",
+     without_parameter<detail::scatter_doubling_schedule>},
+    {Algorithm::scatter_ring, "scatter-ring", "native",
+     without_parameter<detail::scatter_ring_schedule>},
     {Algorithm::scatter_ring_tuned, "scatter-ring-tuned", "opt",
-     detail::scatter_ring_tuned_schedule},
+     without_parameter<detail::scatter_ring_tuned_schedule>},
+    {Algorithm::pipeline_chain, "pipeline-chain", "", detail::pipeline_chain_schedule,
+     Parameter::segment_bytes, kDefaultSegmentBytes},
+    {Algorithm::pipeline_binary_tree, "pipeline-binary-tree", "",
+     detail::pipeline_binary_tree_schedule, Parameter::segment_bytes, kDefaultSegmentBytes},
+    {Algorithm::two_tree, "two-tree", "", detail::two_tree_schedule, Parameter::segment_bytes,
+     kDefaultSegmentBytes},
+    {Algorithm::knomial, "knomial", "", detail::knomial_schedule, Parameter::radix,
+     kDefaultRadix},
     {Algorithm::mpi, "mpi", "", nullptr},
 }};
 
-constexpr std::array<Algorithm, 6> kConcrete{
-    Algorithm::linear,       Algorithm::binomial,           Algorithm::hypercube,
-    Algorithm::scatter_doubling, Algorithm::scatter_ring, Algorithm::scatter_ring_tuned,
+constexpr std::array<Algorithm, 10> kConcrete{
+    Algorithm::linear,         Algorithm::binomial,
+    Algorithm::hypercube,      Algorithm::scatter_doubling,
+    Algorithm::scatter_ring,   Algorithm::scatter_ring_tuned,
+    Algorithm::pipeline_chain, Algorithm::pipeline_binary_tree,
+    Algorithm::two_tree,       Algorithm::knomial,
 };
 
 const Entry& entry(Algorithm algorithm) {
@@ -46,9 +81,68 @@ const Entry& entry(Algorithm algorithm) {
   throw std::invalid_argument("unknown leancast::Algorithm value");
 }
 
+// Why `value` is no parameter for `e`, or "" if it is one.
+std::string check_parameter(const Entry& e, std::uint64_t value) {
+  if (e.parameter == Parameter::none && value != 0) {
+    return std::string(e.name) + " takes no parameter";
+  }
+  if (e.parameter == Parameter::segment_bytes && value == 0) {
+    return std::string(e.name) + ": the segment size must be at least 1 byte";
+  }
+  if (e.parameter == Parameter::radix && (value < 2 || value > kMaxRadix)) {
+    return std::string(e.name) + ": the radix must be an integer from 2 to " +
+           std::to_string(kMaxRadix);
+  }
+  return "";
+}
+
+std::optional<std::uint64_t> parse_parameter(const Entry& e, std::string_view text,
+                                             std::string& error) {
+  if (e.parameter == Parameter::segment_bytes) {
+    if (auto bytes = detail::parse_byte_size(text)) return bytes;
+    error = std::string(e.name) + ": segment size '" + std::string(text) +
+            "' is not a size (e.g. 65536, 64K, 1M)";
+    return std::nullopt;
+  }
+  std::uint64_t value = 0;
+  const auto [end, failed] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (failed != std::errc() || end != text.data() + text.size() || text.empty()) {
+    error = std::string(e.name) + ": radix '" + std::string(text) + "' is not an integer";
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::string parameter_text(Parameter kind, std::uint64_t value) {
+  if (kind == Parameter::segment_bytes) {
+    for (auto [shift, suffix] : {std::pair{30, "G"}, std::pair{20, "M"}, std::pair{10, "K"}}) {
+      if (value >= (std::uint64_t{1} << shift) && value % (std::uint64_t{1} << shift) == 0) {
+        return std::to_string(value >> shift) + suffix;
+      }
+    }
+  }
+  return std::to_string(value);
+}
+
 }  // namespace
 
+AlgorithmSpec::AlgorithmSpec(Algorithm a) : algorithm(a), parameter(default_parameter(a)) {}
+
+std::uint64_t default_parameter(Algorithm algorithm) {
+  return entry(algorithm).default_parameter;
+}
+
+std::string parameter_problem(const AlgorithmSpec& spec) {
+  return check_parameter(entry(spec.algorithm), spec.parameter);
+}
+
 std::string_view to_string(Algorithm algorithm) { return entry(algorithm).name; }
+
+std::string to_string(const AlgorithmSpec& spec) {
+  const Entry& e = entry(spec.algorithm);
+  if (e.parameter == Parameter::none) return std::string(e.name);
+  return std::string(e.name) + ":" + parameter_text(e.parameter, spec.parameter);
+}
 
 std::optional<Algorithm> parse_algorithm(std::string_view name) {
   std::string dashed(name);
@@ -59,33 +153,66 @@ std::optional<Algorithm> parse_algorithm(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<AlgorithmSpec> parse_algorithm_spec(std::string_view text, std::string* error) {
+  std::string ignored;
+  std::string& why = error != nullptr ? *error : ignored;
+  const auto colon = text.find(':');
+  const std::string_view name = text.substr(0, colon);
+  const auto algorithm = parse_algorithm(name);
+  if (!algorithm) {
+    why = "unknown algorithm '" + std::string(name) + "' (known: " + algorithm_names() + ")";
+    return std::nullopt;
+  }
+  if (colon == std::string_view::npos) return AlgorithmSpec(*algorithm);
+  const Entry& e = entry(*algorithm);
+  if (e.parameter == Parameter::none) {
+    why = std::string(e.name) + " takes no parameter (got '" + std::string(text) + "')";
+    return std::nullopt;
+  }
+  const auto value = parse_parameter(e, text.substr(colon + 1), why);
+  if (!value) return std::nullopt;
+  if (std::string problem = check_parameter(e, *value); !problem.empty()) {
+    why = problem;
+    return std::nullopt;
+  }
+  return AlgorithmSpec(*algorithm, *value);
+}
+
 std::span<const Algorithm> concrete_algorithms() { return kConcrete; }
 
 std::string algorithm_names() {
   std::string names;
   for (const Entry& e : kRegistry) {
     names += (names.empty() ? "" : ", ") + std::string(e.name);
+    if (e.parameter == Parameter::segment_bytes) names += "[:SEGMENT_BYTES]";
+    if (e.parameter == Parameter::radix) names += "[:RADIX]";
     if (!e.alias.empty()) names += ", " + std::string(e.alias);
   }
   return names;
 }
 
-RankSchedule make_schedule(Algorithm algorithm, const BcastShape& shape, int rank) {
+RankSchedule make_schedule(const AlgorithmSpec& spec, const BcastShape& shape, int rank) {
   if (shape.procs < 1 || shape.root < 0 || shape.root >= shape.procs || rank < 0 ||
       rank >= shape.procs) {
     throw std::invalid_argument("make_schedule: need 0 <= root, rank < procs");
   }
-  if (algorithm == Algorithm::mpi) {
+  if (spec.algorithm == Algorithm::mpi) {
     throw std::invalid_argument("make_schedule: mpi is the MPI library's broadcast, no schedule");
   }
-  if (algorithm == Algorithm::automatic) algorithm = select_automatic(shape.procs, shape.bytes);
+  const AlgorithmSpec runs = spec.algorithm == Algorithm::automatic
+                                 ? AlgorithmSpec(select_automatic(shape.procs, shape.bytes))
+                                 : spec;
+  const Entry& e = entry(runs.algorithm);
+  if (std::string problem = check_parameter(e, runs.parameter); !problem.empty()) {
+    throw std::invalid_argument("make_schedule: " + problem);
+  }
   if (shape.bytes == 0 || shape.procs == 1) {
     RankSchedule empty;
     empty.rank = rank;
     empty.layout = BlockLayout(shape.bytes, 1);
     return empty;
   }
-  return entry(algorithm).schedule(shape, rank);
+  return e.schedule(shape, rank, runs.parameter);
 }
 
 }  // namespace leancast

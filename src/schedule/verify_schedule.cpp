@@ -29,7 +29,7 @@ std::string describe(const Message& m, const char* what) {
 
 class Verifier {
  public:
-  Verifier(Algorithm algorithm, const BcastShape& shape) : shape_(shape) {
+  Verifier(const AlgorithmSpec& algorithm, const BcastShape& shape) : shape_(shape) {
     for (int rank = 0; rank < shape.procs; ++rank) {
       const RankSchedule schedule = make_schedule(algorithm, shape, rank);
       layout_ = schedule.layout;
@@ -146,7 +146,7 @@ class Verifier {
 
 }  // namespace
 
-VerifyReport verify_schedule(Algorithm algorithm, const BcastShape& shape) {
+VerifyReport verify_schedule(const AlgorithmSpec& algorithm, const BcastShape& shape) {
   if (shape.bytes == 0) return {};
   return Verifier(algorithm, shape).run();
 }

@@ -4,15 +4,17 @@ namespace leancast::detail {
 
 namespace {
 
-Decision named(Algorithm algorithm, std::string_view by, int procs, std::uint64_t bytes) {
-  const Algorithm runs =
-      algorithm == Algorithm::automatic ? select_automatic(procs, bytes) : algorithm;
+Decision named(const AlgorithmSpec& algorithm, std::string_view by, int procs,
+               std::uint64_t bytes) {
+  const AlgorithmSpec runs = algorithm.algorithm == Algorithm::automatic
+                                 ? AlgorithmSpec(select_automatic(procs, bytes))
+                                 : algorithm;
   return Decision{runs, algorithm, by};
 }
 
 }  // namespace
 
-Decision decide(const Settings& settings, std::optional<Algorithm> per_call, int procs,
+Decision decide(const Settings& settings, std::optional<AlgorithmSpec> per_call, int procs,
                 std::uint64_t bytes) {
   if (per_call) return named(*per_call, "the call", procs, bytes);
   if (settings.algorithm) {

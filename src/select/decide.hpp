@@ -16,12 +16,12 @@
 namespace leancast::detail {
 
 struct Decision {
-  Algorithm algorithm = Algorithm::automatic;  // what runs: a concrete algorithm or mpi
-  Algorithm named = Algorithm::automatic;      // as the deciding setting named it
+  AlgorithmSpec algorithm;  // what runs: a concrete algorithm (with its parameter) or mpi
+  AlgorithmSpec named;      // as the deciding setting named it
   std::string_view by;  // the deciding setting: "the call", a variable, a rule's place, "default"
 };
 
-Decision decide(const Settings& settings, std::optional<Algorithm> per_call, int procs,
+Decision decide(const Settings& settings, std::optional<AlgorithmSpec> per_call, int procs,
                 std::uint64_t bytes);
 
 }  // namespace leancast::detail

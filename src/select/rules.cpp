@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "byte_size.hpp"
+#include "schedule/byte_size.hpp"
 
 namespace leancast::detail {
 
@@ -77,17 +77,15 @@ struct RuleParser {
   }
 
   bool parse(std::string_view text) {
+    // Conditions never contain ':', so the first one ends them; a second one belongs to
+    // the algorithm's parameter ("knomial:8").
     const auto colon = text.find(':');
-    if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos) {
-      error = "a rule is CONDITIONS:ALGORITHM with one ':'";
+    if (colon == std::string_view::npos) {
+      error = "a rule is CONDITIONS:ALGORITHM (or CONDITIONS:ALGORITHM:PARAMETER)";
       return false;
     }
-    const std::string_view name = trim(text.substr(colon + 1));
-    const auto algorithm = parse_algorithm(name);
-    if (!algorithm) {
-      error = "unknown algorithm '" + std::string(name) + "' (known: " + algorithm_names() + ")";
-      return false;
-    }
+    const auto algorithm = parse_algorithm_spec(trim(text.substr(colon + 1)), &error);
+    if (!algorithm) return false;
     rule.algorithm = *algorithm;
     int conditions = 0;
     for (std::string_view word : split(text.substr(0, colon), kBlanks)) {

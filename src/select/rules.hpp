@@ -2,7 +2,7 @@
 // LEANCAST_BCAST_RULES and the files LEANCAST_CONFIG names share one grammar:
 //
 //   rules     := rule { (',' | ';' | newline) rule }     '#' comments to the end of a line
-//   rule      := condition { blank condition } ':' algorithm
+//   rule      := condition { blank condition } ':' algorithm [ ':' parameter ]
 //   condition := [ ("bytes" | "procs") '=' ] range       a range without a key is bytes
 //   range     := '*' | N | N '-' | N '-' M               inclusive; N, M take K, M, G (base 2)
 //
@@ -31,7 +31,7 @@ struct Range {
 struct Rule {
   Range procs;
   Range bytes;
-  Algorithm algorithm = Algorithm::automatic;
+  AlgorithmSpec algorithm;  // with its parameter: "procs=8- 1M-:pipeline-chain:128K"
   std::string where;  // for logs: "LEANCAST_BCAST_RULES rule 2", "/path/rules line 7"
 };
 

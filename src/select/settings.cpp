@@ -20,10 +20,10 @@ std::string ignored(const char* name) { return std::string("; ") + name + " is i
 void read_algorithm(const Lookup& lookup, Settings& settings) {
   const char* value = value_of(lookup, "LEANCAST_BCAST_ALGORITHM");
   if (value == nullptr) return;
-  settings.algorithm = parse_algorithm(value);
+  std::string error;
+  settings.algorithm = parse_algorithm_spec(value, &error);
   if (!settings.algorithm) {
-    settings.warnings.push_back(std::string("LEANCAST_BCAST_ALGORITHM=") + value +
-                                " is not an algorithm (known: " + algorithm_names() + ")" +
+    settings.warnings.push_back(std::string("LEANCAST_BCAST_ALGORITHM=") + value + ": " + error +
                                 ignored("LEANCAST_BCAST_ALGORITHM"));
   }
 }

@@ -18,7 +18,7 @@
 namespace leancast::detail {
 
 struct Settings {
-  std::optional<Algorithm> algorithm;  // LEANCAST_BCAST_ALGORITHM
+  std::optional<AlgorithmSpec> algorithm;  // LEANCAST_BCAST_ALGORITHM
   RuleSet rules;                       // LEANCAST_BCAST_RULES
   RuleSet config;                      // the rules of the LEANCAST_CONFIG file
   bool verbose = false;                // LEANCAST_VERBOSE

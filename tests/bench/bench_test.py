@@ -12,7 +12,8 @@ import unittest
 PROCS, BENCH, REPORT, *LAUNCHER = sys.argv[1:]
 del sys.argv[1:]
 ALGORITHMS = ["linear", "binomial", "hypercube", "scatter-doubling", "scatter-ring",
-              "scatter-ring-tuned", "auto", "mpi"]
+              "scatter-ring-tuned", "knomial:3", "pipeline-chain:4K", "pipeline-binary-tree",
+              "auto", "mpi"]
 
 
 def bench(*args, procs=PROCS, timeout=240):
@@ -66,6 +67,7 @@ class Bench(unittest.TestCase):
                 self.assertEqual(summary["speedup_vs_baseline"]["median"], 1.0)
         chosen = {(p["algorithm"], p["bytes"]): p["selected_algorithm"] for p in run["algorithm_parameters"]}
         self.assertEqual(chosen[("auto", 1)], "binomial")
+        self.assertEqual(chosen[("pipeline-binary-tree", 1)], "pipeline-binary-tree:64K")
 
     def test_each_repetition_runs_every_algorithm_once_in_a_shuffled_order(self):
         for rep in range(2):
@@ -104,6 +106,7 @@ class Bench(unittest.TestCase):
     def test_bad_options_fail_on_every_rank_without_hanging(self):
         cases = [
             (["--algorithms", "ring"], "unknown algorithm"),
+            (["--algorithms", "knomial:1"], "radix"),
             (["--sizes", "12Q"], "--sizes"),
             (["--root", "99"], "not a rank"),
             (["--iterations", "0"], "iterations"),

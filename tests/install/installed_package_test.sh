@@ -30,7 +30,8 @@ flags=$(pkg-config --cflags --libs leancast)
 echo "pkg-config --cflags --libs leancast: $flags"
 "$mpicc" "$source/examples/bcast_check.c" $flags -o "$prefix/bcast_check"
 export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-algorithms=(linear binomial hypercube scatter-doubling scatter-ring scatter-ring-tuned native opt auto)
+algorithms=(linear binomial hypercube scatter-doubling scatter-ring scatter-ring-tuned native opt
+            knomial:3 pipeline-chain:4K pipeline-binary-tree auto)
 timeout 120 "$mpiexec" "$@" -n 3 "$prefix/bcast_check" 100003 "${algorithms[@]}"
 
 cmake -S "$source/tests/install/cmake_consumer" -B "$prefix/consumer" \

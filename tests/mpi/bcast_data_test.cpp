@@ -50,6 +50,27 @@ TEST(BcastData, EveryAlgorithmSizeAndRoot) {
   EXPECT_GT(checked, 0);
 }
 
+// One-byte segments: more rounds than the 32768 tags the executor cycles through
+// (tag = round % 32768). Matching stays right because each rank finishes a round before
+// the next and MPI keeps the order of messages with one (source, tag, communicator).
+TEST(BcastData, PipelineRoundsBeyondTheTagRange) {
+  const int procs = world_size(), rank = world_rank();
+  const std::uint64_t bytes = 32768 + 1001;
+  const int root = procs - 1;
+  for (const char* name : {"pipeline-chain:1", "pipeline-binary-tree:1"}) {
+    std::vector<unsigned char> buf(bytes, kUnset);
+    if (rank == root) {
+      for (std::uint64_t i = 0; i < bytes; ++i) buf[i] = pattern(99, i);
+    }
+    ASSERT_EQ(LC_Bcast_with(buf.data(), static_cast<int>(bytes), MPI_BYTE, root, MPI_COMM_WORLD,
+                            name),
+              MPI_SUCCESS);
+    std::uint64_t wrong = 0;
+    for (std::uint64_t i = 0; i < bytes; ++i) wrong += buf[i] != pattern(99, i);
+    EXPECT_EQ(wrong, 0u) << name << " rank=" << rank;
+  }
+}
+
 template <class T>
 void check_typed(MPI_Datatype type, const std::vector<int>& counts) {
   const int procs = world_size(), rank = world_rank();

@@ -5,6 +5,7 @@
 #include <string>
 
 #include <leancast/leancast.h>
+#include <leancast/leancast.hpp>
 
 #include "test_support.hpp"
 
@@ -66,6 +67,15 @@ TEST_F(BcastErrors, EachBadArgumentHasItsClass) {
   expect_class(LC_Bcast(nullptr, 8, MPI_INT, 0, comm_), MPI_ERR_BUFFER, "NULL buffer");
   expect_class(LC_Bcast(MPI_IN_PLACE, 8, MPI_INT, 0, comm_), MPI_ERR_BUFFER, "MPI_IN_PLACE");
   expect_class(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, "ring"), MPI_ERR_ARG, "unknown name");
+  expect_class(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, "knomial:1"), MPI_ERR_ARG, "radix 1");
+  expect_class(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, "pipeline-chain:0"), MPI_ERR_ARG,
+               "segment 0");
+  expect_class(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, "pipeline-chain:x"), MPI_ERR_ARG,
+               "segment not a number");
+  expect_class(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, "binomial:2"), MPI_ERR_ARG,
+               "parameter of binomial");
+  expect_class(bcast(data, 8, MPI_INT, 0, comm_, AlgorithmSpec{Algorithm::knomial, 1}),
+               MPI_ERR_ARG, "C++ radix 1");
   // Valid corner cases.
   EXPECT_EQ(LC_Bcast(nullptr, 0, MPI_INT, 0, comm_), MPI_SUCCESS);
   EXPECT_EQ(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, nullptr), MPI_SUCCESS);
@@ -83,6 +93,13 @@ TEST_F(BcastErrors, ErrorStringsNameTheProblem) {
   const bool own_text =
       std::string(text, length) == "leancast: root is not a rank of the communicator";
   EXPECT_TRUE(own_text || rc == MPI_ERR_ROOT) << "code " << rc << ": " << text;
+  // The unknown-name text lists the names, clipped to fit MPI_MAX_ERROR_STRING.
+  const int arg_rc = LC_Bcast_with(data, 1, MPI_INT, 0, comm_, "ring");
+  ASSERT_EQ(MPI_Error_string(arg_rc, text, &length), MPI_SUCCESS);
+  const std::string arg_text(text, length);
+  EXPECT_TRUE(arg_text.rfind("leancast: unknown algorithm name or bad parameter (auto, ", 0) == 0 ||
+              arg_rc == MPI_ERR_ARG)
+      << "code " << arg_rc << ": " << arg_text;
   handler_calls = 0;
 }
 

@@ -60,6 +60,41 @@ class PlanCli(unittest.TestCase):
         self.assertEqual(allgather(report)["transfers"], 100000 * 99999)
         print(f"P=100000 totals in {elapsed:.2f} s", file=sys.stderr)
 
+    def test_parameters_in_names(self):
+        chain = plan_json("--algorithm", "pipeline-chain:1K", "--procs", "5", "--bytes", "4K")
+        self.assertEqual(chain["algorithm"], "pipeline-chain:1K")
+        self.assertEqual((chain["block_bytes"], chain["steps"]), (1024, 5 - 2 + 4))
+        default = plan_json("--algorithm", "knomial", "--procs", "16", "--bytes", "1")
+        self.assertEqual((default["algorithm"], default["steps"]), ("knomial:4", 2))
+
+    def test_cost_model_fields(self):
+        # binomial at P = 8: three rounds of one whole message, alpha + n * beta each.
+        report = plan_json("-a", "binomial", "-p", "8", "-b", "1000", "--alpha", "1e-6", "--beta", "1e-9")
+        self.assertAlmostEqual(report["model_seconds"], 3 * (1e-6 + 1000e-9), delta=1e-15)
+        self.assertAlmostEqual(report["lower_bound_seconds"], 3e-6 + 1000e-9, delta=1e-15)
+        self.assertNotIn("model_seconds", plan_json("-a", "binomial", "-p", "8", "-b", "1000"))
+        two = plan_json("-a", "binomial", "-p", "4", "-b", "1000", "--alpha", "1e-6", "--beta", "1e-9",
+                        "--ranks-per-node", "2", "--alpha-inter", "1e-5", "--beta-inter", "1e-8")
+        self.assertAlmostEqual(two["model_seconds"], 1e-5 + 1000e-8 + 1e-6 + 1000e-9, delta=1e-15)
+        text = run("-a", "binomial", "-p", "8", "-b", "1000", "--alpha", "1e-6", "--beta", "1e-9").stdout
+        self.assertIn("model: 6e-06 s", text)
+
+    def test_compare_ranks_every_algorithm(self):
+        report = plan_json("--compare", "--procs", "64", "--bytes", "4M")
+        names = [a["algorithm"] for a in report["algorithms"]]
+        self.assertEqual(len(names), 10)
+        self.assertIn("pipeline-chain:64K", names)
+        times = [a["model_seconds"] for a in report["algorithms"]]
+        self.assertEqual(times, sorted(times))
+        self.assertLessEqual(report["lower_bound_seconds"], times[0])
+        self.assertEqual(report["auto_selects"], "scatter-ring-tuned")
+        # Latency-bound: a tree beats the bandwidth algorithms for one byte.
+        small = plan_json("--compare", "--procs", "64", "--bytes", "1", "--alpha", "1e-6", "--beta", "1e-9")
+        self.assertNotIn(small["algorithms"][0]["algorithm"], ("linear", "pipeline-chain:64K"))
+        table = run("--compare", "--procs", "64", "--bytes", "4M").stdout
+        self.assertIn("x_bound", table)
+        self.assertIn("knomial:4", table)
+
     def test_bad_options_fail_clearly(self):
         for args, message in (
             (("--algorithm", "ring", "--procs", "4", "--bytes", "1"), "unknown algorithm"),
@@ -69,6 +104,12 @@ class PlanCli(unittest.TestCase):
             (("--algorithm", "opt", "--procs", "0", "--bytes", "1"), "procs"),
             (("--algorithm", "opt", "--procs", "100", "--bytes", "1", "--steps"), "at most"),
             (("--procs", "4", "--bytes", "1"), "algorithm"),
+            (("--algorithm", "knomial:1", "--procs", "4", "--bytes", "1"), "radix"),
+            (("--algorithm", "pipeline-chain:0", "--procs", "4", "--bytes", "1"), "segment"),
+            (("--algorithm", "binomial:3", "--procs", "4", "--bytes", "1"), "no parameter"),
+            (("--compare", "--algorithm", "opt", "--procs", "4", "--bytes", "1"), "one of them"),
+            (("--compare", "--procs", "4", "--bytes", "1", "--alpha-inter", "1"), "--ranks-per-node"),
+            (("--compare", "--procs", "4", "--bytes", "1", "--alpha", "-1"), "alpha"),
         ):
             result = run(*args)
             self.assertNotEqual(result.returncode, 0, args)

@@ -1,10 +1,16 @@
 // Every algorithm, P = 1..300 (all roots for P <= 40): every rank ends with every byte,
-// sends and receives pair up round by round, nobody sends what it does not hold.
+// sends and receives pair up round by round, nobody sends what it does not hold. The
+// algorithms with a parameter also run with small segments (so that the pipelines have
+// from one to thousands of segments) and several radices.
 #include <gtest/gtest.h>
 
 #include <leancast/analysis.hpp>
 
 namespace leancast {
+
+// Test names and messages show "pipeline-chain:7", not the bytes of the struct.
+void PrintTo(const AlgorithmSpec& spec, std::ostream* out) { *out << to_string(spec); }
+
 namespace {
 
 constexpr int kAllRootsUpTo = 40;
@@ -12,15 +18,20 @@ constexpr int kMaxProcs = 300;
 
 // Sizes that exercise the chunk arithmetic: one byte, fewer bytes than ranks, an uneven
 // split, and a split whose last chunks are empty (ceil(n/P) * (P - 1) > n).
-std::vector<std::uint64_t> sizes_for(int procs) {
+// With a parameter, also the sizes at and above it: one segment exactly, and three
+// segments and a byte (so the last segment is short).
+std::vector<std::uint64_t> sizes_for(int procs, const AlgorithmSpec& spec) {
   const auto p = static_cast<std::uint64_t>(procs);
-  return {1, p > 1 ? p - 1 : 1, 7 * p + 3, 5 * p - p / 2};
+  std::vector<std::uint64_t> sizes{1, p > 1 ? p - 1 : 1, 7 * p + 3, 5 * p - p / 2};
+  if (spec.parameter > 1) sizes.insert(sizes.end(), {spec.parameter, 3 * spec.parameter + 1});
+  return sizes;
 }
 // Above kAllRootsUpTo ranks each (root, size) pair is a full P^2 simulation: keep two.
-bool sampled(int procs, int root, std::uint64_t bytes) {
+bool sampled(int procs, int root, std::uint64_t bytes, const AlgorithmSpec& spec) {
   const auto p = static_cast<std::uint64_t>(procs);
   return procs <= kAllRootsUpTo || (root == 0 && bytes == p - 1) ||
-         (root == procs - 1 && bytes == 5 * p - p / 2);
+         (root == procs - 1 && bytes == 5 * p - p / 2) ||
+         (root == procs / 2 && spec.parameter > 1 && bytes == 3 * spec.parameter + 1);
 }
 
 std::vector<int> roots_for(int procs) {
@@ -32,13 +43,13 @@ std::vector<int> roots_for(int procs) {
   return {0, procs - 1};
 }
 
-class EveryAlgorithm : public ::testing::TestWithParam<Algorithm> {};
+class EveryAlgorithm : public ::testing::TestWithParam<AlgorithmSpec> {};
 
 TEST_P(EveryAlgorithm, DeliversEveryByteWithMatchedPairs) {
   for (int procs = 1; procs <= kMaxProcs; ++procs) {
     for (int root : roots_for(procs)) {
-      for (std::uint64_t bytes : sizes_for(procs)) {
-        if (!sampled(procs, root, bytes)) continue;
+      for (std::uint64_t bytes : sizes_for(procs, GetParam())) {
+        if (!sampled(procs, root, bytes, GetParam())) continue;
         const VerifyReport report = verify_schedule(GetParam(), {procs, root, bytes});
         ASSERT_TRUE(report.ok()) << to_string(GetParam()) << " P=" << procs << " root=" << root
                                  << " bytes=" << bytes << ": " << report.problems.front();
@@ -49,7 +60,9 @@ TEST_P(EveryAlgorithm, DeliversEveryByteWithMatchedPairs) {
 
 TEST_P(EveryAlgorithm, TotalsAgreeWithTheExpandedSchedule) {
   for (int procs : {1, 2, 3, 8, 10, 17, 64, 129}) {
-    for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{1000003}}) {
+    // Tiny segments would make a million operations per rank here: a smaller message.
+    const std::uint64_t large = GetParam().parameter < 4096 ? 10007 : 1000003;
+    for (std::uint64_t bytes : {std::uint64_t{1}, large}) {
       const BcastShape shape{procs, procs / 2, bytes};
       std::uint64_t transfers = 0, moved = 0;
       for (int rank = 0; rank < procs; ++rank) {
@@ -66,12 +79,33 @@ TEST_P(EveryAlgorithm, TotalsAgreeWithTheExpandedSchedule) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Schedules, EveryAlgorithm, ::testing::ValuesIn(concrete_algorithms()),
-                         [](const auto& info) {
-                           std::string name(to_string(info.param));
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+std::string test_name(const ::testing::TestParamInfo<AlgorithmSpec>& info) {
+  std::string name = to_string(info.param);
+  std::replace(name.begin(), name.end(), '-', '_');
+  std::replace(name.begin(), name.end(), ':', '_');
+  return name;
+}
+
+std::vector<AlgorithmSpec> defaults() {
+  return {concrete_algorithms().begin(), concrete_algorithms().end()};
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedules, EveryAlgorithm, ::testing::ValuesIn(defaults()), test_name);
+
+// Segments of 7 and 64 bytes: up to P segments in the sizes above (one-byte segments:
+// new_algorithms_test.cpp).
+INSTANTIATE_TEST_SUITE_P(
+    Parameters, EveryAlgorithm,
+    ::testing::Values(AlgorithmSpec{Algorithm::pipeline_chain, 7},
+                      AlgorithmSpec{Algorithm::pipeline_chain, 64},
+                      AlgorithmSpec{Algorithm::pipeline_binary_tree, 7},
+                      AlgorithmSpec{Algorithm::pipeline_binary_tree, 64},
+                      AlgorithmSpec{Algorithm::two_tree, 7},
+                      AlgorithmSpec{Algorithm::two_tree, 64},
+                      AlgorithmSpec{Algorithm::knomial, 2}, AlgorithmSpec{Algorithm::knomial, 3},
+                      AlgorithmSpec{Algorithm::knomial, 7},
+                      AlgorithmSpec{Algorithm::knomial, 300}),
+    test_name);
 
 TEST(Schedules, ZeroBytesMeansNoTransfers) {
   for (Algorithm algorithm : concrete_algorithms()) {

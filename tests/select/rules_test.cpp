@@ -19,9 +19,9 @@ std::string error_of(std::string_view text, bool by_line = false) {
   return result.error;
 }
 
-Algorithm chosen(const RuleSet& rules, int procs, std::uint64_t bytes) {
+AlgorithmSpec chosen(const RuleSet& rules, int procs, std::uint64_t bytes) {
   const Rule* rule = rules.match(procs, bytes);
-  return rule ? rule->algorithm : Algorithm::mpi;  // mpi: "no rule" in these tests
+  return rule ? rule->algorithm : AlgorithmSpec(Algorithm::mpi);  // mpi: "no rule" in these tests
 }
 
 TEST(Rules, TheIssuesExampleSplitsAtTheShortMessageSize) {
@@ -66,12 +66,32 @@ TEST(Rules, FilesHaveCommentsBlankLinesAndLineNumbers) {
   EXPECT_EQ(chosen(rules, 4, 16384), Algorithm::scatter_ring);
 }
 
+// A second ':' starts the algorithm's parameter; without one the default applies.
+TEST(Rules, AlgorithmsWithParameters) {
+  const RuleSet rules =
+      parsed("procs=1-7 *:knomial:8; procs=8- 0-1M:knomial, *:pipeline-chain:128K");
+  EXPECT_EQ(chosen(rules, 4, 1), (AlgorithmSpec{Algorithm::knomial, 8}));
+  EXPECT_EQ(chosen(rules, 8, 1024), (AlgorithmSpec{Algorithm::knomial, 4}));
+  EXPECT_EQ(chosen(rules, 8, 2 << 20), (AlgorithmSpec{Algorithm::pipeline_chain, 128 << 10}));
+  EXPECT_NE(chosen(rules, 8, 2 << 20), Algorithm::pipeline_chain);  // not the default 64K
+}
+
 TEST(Rules, MalformedRulesSayWhereAndWhat) {
   EXPECT_EQ(error_of("0-10:binomial,11-:ring"),
             "RULES rule 2 \"11-:ring\": unknown algorithm 'ring' (known: " + algorithm_names() + ")");
-  EXPECT_EQ(error_of("0-10 binomial"), "RULES rule 1 \"0-10 binomial\": a rule is CONDITIONS:ALGORITHM with one ':'");
+  EXPECT_EQ(error_of("0-10 binomial"),
+            "RULES rule 1 \"0-10 binomial\": a rule is CONDITIONS:ALGORITHM (or "
+            "CONDITIONS:ALGORITHM:PARAMETER)");
   EXPECT_EQ(error_of("0-10:binomial:x"),
-            "RULES rule 1 \"0-10:binomial:x\": a rule is CONDITIONS:ALGORITHM with one ':'");
+            "RULES rule 1 \"0-10:binomial:x\": binomial takes no parameter (got 'binomial:x')");
+  EXPECT_EQ(error_of("*:knomial:1"),
+            "RULES rule 1 \"*:knomial:1\": knomial: the radix must be an integer from 2 to 1048576");
+  EXPECT_EQ(error_of("*:pipeline-chain:0"),
+            "RULES rule 1 \"*:pipeline-chain:0\": pipeline-chain: the segment size must be at "
+            "least 1 byte");
+  EXPECT_EQ(error_of("*:pipeline-chain:big"),
+            "RULES rule 1 \"*:pipeline-chain:big\": pipeline-chain: segment size 'big' is not a "
+            "size (e.g. 65536, 64K, 1M)");
   EXPECT_EQ(error_of(":binomial"), "RULES rule 1 \":binomial\": no condition before ':' (write * for any size)");
   EXPECT_EQ(error_of("0-10:"), "RULES rule 1 \"0-10:\": unknown algorithm '' (known: " + algorithm_names() + ")");
   EXPECT_EQ(error_of("10-5:linear"), "RULES rule 1 \"10-5:linear\": range '10-5' is empty (write LOW-HIGH)");

@@ -58,6 +58,19 @@ TEST(Settings, PrecedenceCallThenAlgorithmThenRulesThenFileThenAuto) {
   EXPECT_EQ(d.by, "LEANCAST_BCAST_ALGORITHM");
 }
 
+TEST(Settings, AlgorithmVariableTakesAParameter) {
+  Settings settings = read({{"LEANCAST_BCAST_ALGORITHM", "pipeline_binary_tree:1M"}});
+  ASSERT_TRUE(settings.warnings.empty()) << settings.warnings[0];
+  EXPECT_EQ(decide(settings, std::nullopt, 4, 100).algorithm,
+            (AlgorithmSpec{Algorithm::pipeline_binary_tree, 1 << 20}));
+  settings = read({{"LEANCAST_BCAST_ALGORITHM", "knomial:1"}});
+  ASSERT_EQ(settings.warnings.size(), 1u);
+  EXPECT_EQ(settings.warnings[0],
+            "LEANCAST_BCAST_ALGORITHM=knomial:1: knomial: the radix must be an integer from 2 to "
+            "1048576; LEANCAST_BCAST_ALGORITHM is ignored");
+  EXPECT_EQ(decide(settings, std::nullopt, 4, 100).named, Algorithm::automatic);
+}
+
 TEST(Settings, EachMalformedSettingWarnsOnceAndIsIgnored) {
   const RulesFile file("procs=2 *:scatter-ring\n0-:nothing\n");
   const Settings settings = read({{"LEANCAST_BCAST_ALGORITHM", "fastest"},
@@ -65,10 +78,12 @@ TEST(Settings, EachMalformedSettingWarnsOnceAndIsIgnored) {
                                   {"LEANCAST_CONFIG", file.path},
                                   {"LEANCAST_VERBOSE", "loud"}});
   ASSERT_EQ(settings.warnings.size(), 4u);
-  EXPECT_EQ(settings.warnings[0], "LEANCAST_BCAST_ALGORITHM=fastest is not an algorithm (known: " +
-                                      algorithm_names() + "); LEANCAST_BCAST_ALGORITHM is ignored");
+  EXPECT_EQ(settings.warnings[0],
+            "LEANCAST_BCAST_ALGORITHM=fastest: unknown algorithm 'fastest' (known: " +
+                algorithm_names() + "); LEANCAST_BCAST_ALGORITHM is ignored");
   EXPECT_EQ(settings.warnings[1],
-            "LEANCAST_BCAST_RULES rule 3 \"7\": a rule is CONDITIONS:ALGORITHM with one ':'; "
+            "LEANCAST_BCAST_RULES rule 3 \"7\": a rule is CONDITIONS:ALGORITHM (or "
+            "CONDITIONS:ALGORITHM:PARAMETER); "
             "LEANCAST_BCAST_RULES is ignored");
   EXPECT_EQ(settings.warnings[2], "LEANCAST_CONFIG: " + file.path +
                                       " line 2 \"0-:nothing\": unknown algorithm 'nothing' (known: " +

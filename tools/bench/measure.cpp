@@ -15,7 +15,7 @@ unsigned char pattern(int root, int salt, std::uint64_t i) {
 
 Broadcaster::Broadcaster(const std::string& name)
     : mpi_(name == "mpi"),
-      algorithm_(mpi_ ? Algorithm::automatic : *parse_algorithm(name)) {}
+      algorithm_(mpi_ ? Algorithm::automatic : *parse_algorithm_spec(name)) {}
 
 int Broadcaster::operator()(void* buf, int bytes, int root, MPI_Comm comm) const {
   if (mpi_) return MPI_Bcast(buf, bytes, MPI_BYTE, root, comm);

@@ -21,7 +21,7 @@ class Broadcaster {
 
  private:
   bool mpi_;
-  Algorithm algorithm_;  // unused for "mpi"
+  AlgorithmSpec algorithm_;  // unused for "mpi"
 };
 
 struct CellTiming {

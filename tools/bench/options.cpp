@@ -9,7 +9,7 @@
 
 #include <leancast/algorithm.hpp>
 
-#include "select/byte_size.hpp"
+#include "schedule/byte_size.hpp"
 
 namespace leancast::bench {
 
@@ -118,9 +118,8 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
 
   o.method = method == "osu" ? Method::osu : Method::paper;
   for (const std::string& name : split(algorithms, ',')) {
-    if (name != "mpi" && !parse_algorithm(name)) {
-      return failure(fmt::format("unknown algorithm '{}' (known: {})", name, algorithm_names()));
-    }
+    std::string error;
+    if (name != "mpi" && !parse_algorithm_spec(name, &error)) return failure(error);
     if (std::find(o.algorithms.begin(), o.algorithms.end(), name) == o.algorithms.end()) {
       o.algorithms.push_back(name);
     }

@@ -42,13 +42,13 @@ nlohmann::ordered_json spread_json(const Spread& s) {
 nlohmann::ordered_json algorithm_parameters(const BenchRun& run) {
   nlohmann::ordered_json parameters = nlohmann::ordered_json::array();
   for (const std::string& name : run.options.algorithms) {
-    const auto algorithm = parse_algorithm(name);
-    if (!algorithm || *algorithm == Algorithm::mpi) continue;  // the MPI library's: no plan
+    const auto algorithm = parse_algorithm_spec(name);
+    if (!algorithm || algorithm->algorithm == Algorithm::mpi) continue;  // the MPI library's: no plan
     for (std::uint64_t bytes : run.options.sizes) {
       const PlanTotals plan = plan_totals(*algorithm, {run.procs, 0, bytes});
       parameters.push_back({{"algorithm", name},
                             {"bytes", bytes},
-                            {"selected_algorithm", std::string(to_string(plan.algorithm))},
+                            {"selected_algorithm", to_string(plan.algorithm)},
                             {"block_bytes", plan.block_bytes},
                             {"steps", plan.steps},
                             {"transfers", plan.transfers},
