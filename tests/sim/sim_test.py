@@ -17,15 +17,19 @@ import subprocess
 import sys
 import tempfile
 
-ALGORITHMS = 8  # lines bcast_check prints by default: leancast's algorithms, auto and mpi
+# Every algorithm, some with a parameter, auto, and SMPI's own MPI_Bcast.
+ALGORITHMS = ["linear", "binomial", "hypercube", "scatter-doubling", "scatter-ring",
+              "scatter-ring-tuned", "pipeline-chain", "pipeline-chain:8K",
+              "pipeline-binary-tree", "two-tree", "knomial", "knomial:3", "auto", "mpi"]
 
 
 def check_data(sim, bcast_check, procs, size):
     done = subprocess.run([sim, "--platform", "hornet", "--procs", str(procs), "--run",
-                           bcast_check, str(size)], capture_output=True, text=True, timeout=300)
+                           bcast_check, str(size)] + ALGORITHMS,
+                          capture_output=True, text=True, timeout=300)
     rows = [line.split() for line in done.stdout.splitlines()[1:] if line.strip()]
     ok = [row[0] for row in rows if len(row) >= 3 and row[2] == "ok"]
-    if done.returncode != 0 or len(ok) != ALGORITHMS:
+    if done.returncode != 0 or ok != ALGORITHMS:
         sys.exit(f"FAILED: P={procs} {size} bytes: {done.stdout}{done.stderr}")
     print(f"P={procs:3} {size:8} bytes: every byte right with {', '.join(ok)}")
 
