@@ -25,6 +25,10 @@ run timeout 900 mpirun --oversubscribe -n 2 ./leancast-bench "${before_after[@]}
   --json "$out/interposer-openmpi-p2-without.json"
 run timeout 900 mpirun --oversubscribe -n 2 -x LD_PRELOAD="$PWD/libleancast_pmpi_openmpi.so" \
   ./leancast-bench "${before_after[@]}" --json "$out/interposer-openmpi-p2-with.json"
+# The pipelines, two-tree and knomial beside the rings and MPI_Bcast on 4 oversubscribed ranks.
+run timeout 900 mpirun --oversubscribe -n 4 ./leancast-bench \
+  --algorithms scatter-ring,scatter-ring-tuned,scatter-doubling,binomial,knomial,pipeline-chain,pipeline-binary-tree,two-tree,auto,mpi \
+  --sizes 64K:16M:4 --iterations 20 --reps 5 --quiet --json "$out/new-algorithms-openmpi-p4.json"
 cd "$LEANCAST_ROOT/build/mpich"
 run timeout 900 mpiexec.mpich -n 2 ./leancast-bench "${common[@]}" --json "$out/mpich-p2.json"
 # MPICH busy-polls: 3 ranks on 2 cores are far slower, so fewer iterations.
