@@ -12,39 +12,36 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
-leancast::sim::NodeModel laki_node() {
-  leancast::sim::NodeModel node;
-  node.cores = 8;  // paper, Section V: "8 cores per node"
-  // SCALED from hornet's fitted 57 GB/s by the nodes' STREAM bandwidths (~38 GB/s for
-  // two X5560 sockets with 3 DDR3-1333 channels each, ~115 GB/s for two E5-2680v3).
-  node.memory_bandwidth = 19e9;
-  // ASSUMED: one Nehalem core copies ~6 GB/s.
-  node.core_bandwidth = 6e9;
-  // ~0.5 us intra-node MPI latency: two core links.
-  node.core_latency = 0.25e-6;
-  // ASSUMED QDR InfiniBand (the paper does not say): 4 x 10 Gb/s with 8b/10b coding,
-  // ~3.2 GB/s of MPI bandwidth per direction.
-  node.nic_bandwidth = 3.2e9;
-  // ~1.6 us inter-node MPI latency: 2 x 0.25 us core links, 2 x 0.35 us host channel
-  // adapters, and 0.1 us per switch link below (2 or 4 links).
-  node.nic_latency = 0.35e-6;
-  return node;
-}
+constexpr leancast::sim::NodeModel kLakiNode{
+    .cores = 8,  // paper, Section V: "8 cores per node"
+    // SCALED from hornet's fitted 57 GB/s by the nodes' STREAM bandwidths (~38 GB/s for
+    // two X5560 sockets with 3 DDR3-1333 channels each, ~115 GB/s for two E5-2680v3).
+    .memory_bandwidth = 19e9,
+    // ASSUMED: one Nehalem core copies ~6 GB/s.
+    .core_bandwidth = 6e9,
+    // ~0.5 us intra-node MPI latency: two core links.
+    .core_latency = 0.25e-6,
+    // ASSUMED QDR InfiniBand (the paper does not say): 4 x 10 Gb/s with 8b/10b coding,
+    // ~3.2 GB/s of MPI bandwidth per direction.
+    .nic_bandwidth = 3.2e9,
+    // ~1.6 us inter-node MPI latency: 2 x 0.25 us core links, 2 x 0.35 us host channel
+    // adapters, and 0.1 us per switch link below (2 or 4 links).
+    .nic_latency = 0.35e-6,
+};
 
 }  // namespace
 
 extern "C" void load_platform(const sg4::Engine&);
 
 void load_platform(const sg4::Engine&) {
-  // The paper does not give Laki's eager limit; SimGrid's default of 64 KiB is kept.
+    // The paper does not give Laki's eager limit; SimGrid's default of 64 KiB is kept.
   leancast::sim::apply_smpi_settings(65536);
-  const leancast::sim::NodeModel node = laki_node();
-  // Two-level fat tree of 36-port switches at full bisection: 18 leaf switches with 18
-  // nodes each and 18 uplinks, one to each of 18 spine switches (324 nodes, 2592 cores).
+    // Two-level fat tree of 36-port switches at full bisection: 18 leaf switches with 18
+    // nodes each and 18 uplinks, one to each of 18 spine switches (324 nodes, 2592 cores).
   const double link_bandwidth = 3.2e9, link_latency = 0.1e-6;
   sg4::create_fatTree_zone(
       "laki", nullptr, sg4::FatTreeParams(2, {18, 18}, {1, 18}, {1, 1}),
-      leancast::sim::node_callbacks(node),
+      leancast::sim::node_callbacks(kLakiNode),
       link_bandwidth, link_latency, sg4::Link::SharingPolicy::SPLITDUPLEX)
       ->seal();
 }

@@ -11,9 +11,9 @@ namespace leancast::sim {
 
 struct NodeModel {
   int cores = 1;
+  double memory_bandwidth = 0;  // bytes/s shared by every transfer touching the node
   double core_bandwidth = 0;    // bytes/s one rank can copy on its own
   double core_latency = 0;      // s, per core link crossed (twice per message)
-  double memory_bandwidth = 0;  // bytes/s shared by every transfer touching the node
   double nic_bandwidth = 0;     // bytes/s per direction into and out of the node
   double nic_latency = 0;       // s, per network interface crossed
 };
