@@ -42,11 +42,14 @@ void print_steps(const AlgorithmSpec& algorithm, const BcastShape& shape) {
   std::map<std::uint32_t, std::vector<std::string>> cells;
   std::map<std::uint32_t, std::string> phase_of_round;
   std::vector<std::string> held_after_first(shape.procs);
-  std::vector<std::string_view> phases;
+  std::vector<std::string> phases;
   for (int rank = 0; rank < shape.procs; ++rank) {
     const leancast::RankSchedule schedule = leancast::make_schedule(algorithm, shape, rank);
-    phases = schedule.phases;
-    const std::uint64_t blocks = schedule.layout.block_count();
+    if (schedule.phases.size() > phases.size()) {
+      phases.clear();
+      for (const leancast::Phase& phase : schedule.phases) phases.push_back(phase.name);
+    }
+    const std::uint64_t blocks = schedule.layout(0).block_count();
     std::uint64_t low = rank == shape.root ? 0 : blocks, high = rank == shape.root ? blocks : 0;
     for (const leancast::Operation& op : leancast::expand(schedule)) {
       if (op.direction != leancast::Direction::recv) continue;
@@ -54,8 +57,9 @@ void print_steps(const AlgorithmSpec& algorithm, const BcastShape& shape) {
       row.resize(shape.procs);
       std::string& cell = row[rank];
       if (!cell.empty()) cell += ",";
-      cell += blocks_label(op.first_block, op.block_span, blocks) + fmt::format("<p{}", op.peer);
-      phase_of_round[op.round] = schedule.phases[op.phase];
+      cell += blocks_label(op.first_block, op.block_span, schedule.layout(op.phase).block_count()) +
+              fmt::format("<p{}", op.peer);
+      phase_of_round[op.round] = schedule.phases[op.phase].name;
       if (op.phase == 0) {
         low = std::min(low, op.first_block);
         high = std::max(high, op.first_block + op.block_span);
@@ -63,11 +67,12 @@ void print_steps(const AlgorithmSpec& algorithm, const BcastShape& shape) {
     }
     held_after_first[rank] = low < high ? blocks_label(low, high - low, blocks) : "-";
   }
-  std::size_t width = 4;
+  std::size_t width = 4, phase_width = 10;
   for (const auto& [round, row] : cells) {
     for (const std::string& cell : row) width = std::max(width, cell.size() + 1);
   }
-  std::string header = fmt::format("{:>5}  {:<10}", "round", "phase");
+  for (const std::string& phase : phases) phase_width = std::max(phase_width, phase.size() + 1);
+  std::string header = fmt::format("{:>5}  {:<{}}", "round", "phase", phase_width);
   for (int rank = 0; rank < shape.procs; ++rank) {
     header += fmt::format("{:<{}}", fmt::format("p{}", rank), width);
   }
@@ -75,12 +80,12 @@ void print_steps(const AlgorithmSpec& algorithm, const BcastShape& shape) {
   bool shown_holdings = phases.size() < 2;
   for (const auto& [round, row] : cells) {
     if (!shown_holdings && phase_of_round[round] != phases[0]) {
-      std::string line = fmt::format("{:>5}  {:<10}", "", fmt::format("(holds)"));
+      std::string line = fmt::format("{:>5}  {:<{}}", "", "(holds)", phase_width);
       for (const std::string& held : held_after_first) line += fmt::format("{:<{}}", held, width);
       fmt::print("{}\n", line);
       shown_holdings = true;
     }
-    std::string line = fmt::format("{:>5}  {:<10}", round, phase_of_round[round]);
+    std::string line = fmt::format("{:>5}  {:<{}}", round, phase_of_round[round], phase_width);
     for (const std::string& cell : row) line += fmt::format("{:<{}}", cell.empty() ? "." : cell, width);
     fmt::print("{}\n", line);
   }
@@ -166,8 +171,8 @@ int compare(const BcastShape& shape, const leancast::CostModel& model, bool json
     return a.prediction.model_seconds < b.prediction.model_seconds;
   });
   const double bound = leancast::lower_bound_seconds(shape, model);
-  const std::string automatic = leancast::to_string(
-      AlgorithmSpec(leancast::select_automatic(shape.procs, shape.bytes)));
+  const std::string automatic =
+      leancast::to_string(leancast::resolve_automatic(Algorithm::automatic, shape));
   if (json) {
     nlohmann::ordered_json ranked = nlohmann::ordered_json::array();
     for (const Row& row : rows) {
@@ -233,7 +238,7 @@ int main(int argc, char** argv) {
   app.add_option("--beta", beta, "cost model: seconds per byte (--compare default 1e-10)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--ranks-per-node", ranks_per_node,
-                 "cost model: ranks r, s share a node when r / N == s / N")
+                 "ranks r, s share a node when r / N == s / N (node-aware, auto, cost model)")
       ->check(CLI::PositiveNumber);
   app.add_option("--alpha-inter", alpha_inter, "cost model: seconds per message between nodes")
       ->check(CLI::NonNegativeNumber);
@@ -245,7 +250,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "leancast-plan: give --algorithm NAME or --compare (one of them)\n");
     return 2;
   }
-  if ((alpha_inter || beta_inter) != (ranks_per_node > 0)) {
+  if ((alpha_inter || beta_inter) && ranks_per_node == 0) {
     fmt::print(stderr, "leancast-plan: --alpha-inter and --beta-inter go with --ranks-per-node\n");
     return 2;
   }
@@ -254,7 +259,7 @@ int main(int argc, char** argv) {
                                   .ranks_per_node = ranks_per_node,
                                   .alpha_inter = alpha_inter.value_or(alpha.value_or(kDefaultAlpha)),
                                   .beta_inter = beta_inter.value_or(beta.value_or(kDefaultBeta))};
-  const bool modelled = alpha || beta || ranks_per_node > 0;
+  const bool modelled = alpha || beta || alpha_inter || beta_inter;
   std::string error;
   const auto algorithm = compare_all ? std::optional<AlgorithmSpec>(Algorithm::automatic)
                                      : leancast::parse_algorithm_spec(algorithm_name, &error);
@@ -282,7 +287,9 @@ int main(int argc, char** argv) {
                kMaxTableProcs);
     return 2;
   }
-  const BcastShape shape{procs, root, *bytes};
+  // --ranks-per-node places ranks on nodes for the schedules too (node-aware, auto).
+  const BcastShape shape{procs, root, *bytes,
+                         ranks_per_node > 0 ? leancast::block_nodes(procs, ranks_per_node) : nullptr};
   if (compare_all) return compare(shape, model, json);
   const leancast::PlanTotals totals = leancast::plan_totals(*algorithm, shape);
   std::optional<Prediction> prediction;

@@ -23,19 +23,37 @@ enum class Algorithm {
   pipeline_binary_tree,  // heap-shaped binary tree with the same segment pipelining
   knomial,               // k-ary generalisation of the binomial tree (radix k >= 2)
   two_tree,              // two binary trees, each pipelining half of the segments
+  circulant,             // Traeff's round-optimal n-block schedule on a circulant graph
+  node_aware,            // one algorithm between node leaders, then one within each node
 };
 
-// An algorithm with its parameter, written "name:VALUE" ("pipeline-chain:64K", "knomial:8"):
-// the segment size in bytes of the pipelines (K, M, G base 2), the radix of knomial. An
-// Algorithm converts to its spec with the default parameter; algorithms without a
-// parameter have 0.
+// One level of a node-aware broadcast: a flat algorithm (neither node_aware nor mpi) or
+// auto, with its parameter.
+struct LevelSpec {
+  Algorithm algorithm = Algorithm::automatic;
+  std::uint64_t parameter = 0;
+  friend auto operator<=>(const LevelSpec&, const LevelSpec&) = default;
+};
+
+// An algorithm with its parameter, written "name:VALUE" ("pipeline-chain:64K", "knomial:8",
+// "circulant:32"): the segment size in bytes of the pipelines (K, M, G base 2), the radix
+// of knomial, the block count of circulant (0, its default: one block per 64 KiB). A
+// node-aware broadcast names its two levels instead, "node-aware:BETWEEN/WITHIN"
+// ("node-aware:pipeline-chain:256K/binomial"; default auto/auto). An Algorithm converts
+// to its spec with the default parameter; algorithms without a parameter have 0.
 struct AlgorithmSpec {
   Algorithm algorithm = Algorithm::automatic;
   std::uint64_t parameter = 0;
+  LevelSpec between_nodes;  // node_aware only: among node leaders
+  LevelSpec within_nodes;   // node_aware only: from each leader to its node
 
   AlgorithmSpec() = default;
   AlgorithmSpec(Algorithm a);  // NOLINT: implicit, so every Algorithm is a spec
   AlgorithmSpec(Algorithm a, std::uint64_t p) : algorithm(a), parameter(p) {}
+  AlgorithmSpec(LevelSpec level) : algorithm(level.algorithm), parameter(level.parameter) {}  // NOLINT
+  // node_aware with the given levels (flat algorithms or auto).
+  static AlgorithmSpec node_aware(const AlgorithmSpec& between, const AlgorithmSpec& within);
+  LevelSpec level() const { return {algorithm, parameter}; }
   friend auto operator<=>(const AlgorithmSpec&, const AlgorithmSpec&) = default;
 };
 
@@ -45,9 +63,11 @@ std::uint64_t default_parameter(Algorithm algorithm);
 // "knomial:4", "pipeline-chain:64K"; just the name for algorithms without a parameter.
 std::string to_string(const AlgorithmSpec& spec);
 
-// Parses "name" or "name:VALUE" (names as parse_algorithm). On failure returns nullopt and,
-// if `error` is given, says why: unknown name, a parameter the algorithm does not take, or
-// a bad value (not a number, 0, a radix below 2).
+// Parses "name" or "name:VALUE" (names as parse_algorithm), and
+// "node-aware:BETWEEN/WITHIN" with each level "name[:VALUE]". On failure returns nullopt
+// and, if `error` is given, says why: unknown name, a parameter the algorithm does not
+// take, or a bad value (not a number, 0, a radix below 2, a level that is node-aware or
+// mpi).
 std::optional<AlgorithmSpec> parse_algorithm_spec(std::string_view text,
                                                   std::string* error = nullptr);
 
@@ -62,7 +82,8 @@ std::optional<Algorithm> parse_algorithm(std::string_view name);
 std::span<const Algorithm> concrete_algorithms();
 
 // Why `spec`'s parameter is not valid for its algorithm (0 segment bytes, a radix below 2,
-// a parameter for an algorithm that takes none), or "" if it is.
+// a parameter for an algorithm that takes none, a node-aware level that is not flat), or
+// "" if it is.
 std::string parameter_problem(const AlgorithmSpec& spec);
 
 // Comma-separated list of every accepted name (mpi included), for messages; parameters
@@ -71,7 +92,15 @@ std::string algorithm_names();
 
 // MPICH 3/4's documented choice (MPIR_CVAR_BCAST_SHORT_MSG_SIZE = 12288,
 // MPIR_CVAR_BCAST_LONG_MSG_SIZE = 524288, MPIR_CVAR_BCAST_MIN_PROCS = 8), with the
-// tuned ring wherever MPICH would run the enclosed one.
-Algorithm select_automatic(int procs, std::uint64_t bytes);
+// tuned ring wherever MPICH would run the enclosed one: auto's fallback.
+Algorithm select_mpich(int procs, std::uint64_t bytes);
+
+// auto: the first rule of leancast's tuning table (data/auto.rules, built into the
+// library) that applies to (procs, bytes, ranks per node), else select_mpich. Never auto
+// or mpi; node-aware levels may be auto (resolve_automatic resolves them).
+AlgorithmSpec select_automatic(int procs, std::uint64_t bytes, int ranks_per_node);
+
+// The text of that tuning table, as built in.
+std::string_view automatic_table();
 
 }  // namespace leancast

@@ -12,6 +12,7 @@ namespace leancast {
 
 struct PhaseTotals {
   std::string name;
+  std::uint64_t block_bytes = 0;  // the phase's block (chunk, segment) size
   std::uint64_t transfers = 0;    // messages sent, zero-byte ones included
   std::uint64_t bytes_moved = 0;  // bytes sent
 };
@@ -19,7 +20,7 @@ struct PhaseTotals {
 struct PlanTotals {
   AlgorithmSpec algorithm;  // the algorithm that ran (auto resolved), with its parameter
   BcastShape shape;
-  std::uint64_t block_bytes = 0;
+  std::uint64_t block_bytes = 0;  // the largest phase's block size
   std::uint64_t steps = 0;  // rounds in which at least one rank transfers
   std::uint64_t transfers = 0;
   std::uint64_t bytes_moved = 0;
@@ -33,7 +34,7 @@ PlanTotals plan_totals(const AlgorithmSpec& algorithm, const BcastShape& shape);
 struct VerifyReport {
   std::vector<std::string> problems;  // empty when the schedule is correct
   std::uint64_t redundant_bytes = 0;  // bytes received that the receiver already held
-  std::uint64_t redundant_receives = 0;  // receives of a non-empty block already held
+  std::uint64_t redundant_receives = 0;  // receives that carried bytes already held
   bool ok() const { return problems.empty(); }
 };
 

@@ -1,11 +1,13 @@
 // Schedules as data: what one rank sends and receives, round by round. MPI-free.
 //
-// A broadcast of `bytes` bytes is cut into equal blocks (BlockLayout). A rank's schedule is
-// a list of Transfers. Each Transfer names a peer, a round and a contiguous span of blocks,
-// and may repeat over consecutive rounds with the block index advancing by a stride
-// (modulo the block count): one Transfer then describes a whole ring phase or a pipeline,
-// which keeps a rank's schedule O(number of phases) and lets the traffic analyzer total
-// P = 100000 without expanding P^2 messages.
+// A broadcast of `bytes` bytes is cut into equal blocks (BlockLayout), one layout per phase
+// (most algorithms use one for all phases; a node-aware broadcast composes two algorithms
+// whose blocks differ). A rank's schedule is a list of Transfers. Each Transfer names a
+// peer, a round and a contiguous span of its phase's blocks, and may repeat every
+// `round_stride` rounds with the block index advancing by a stride (modulo the block
+// count): one Transfer then describes a whole ring phase or a pipeline, which keeps a
+// rank's schedule O(number of phases) and lets the traffic analyzer total P = 100000
+// without expanding P^2 messages.
 //
 // Execution model (MPI executor, analyzer and verifier agree on it): a rank takes its
 // rounds in increasing order; within a round all of its transfers may be in flight at
@@ -15,18 +17,32 @@
 #pragma once
 
 #include <cstdint>
-#include <string_view>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include <leancast/algorithm.hpp>
 
 namespace leancast {
 
+// Which node each rank runs on: node_of[rank], any integers (equal = same node).
+using NodeMap = std::vector<int>;
+
 struct BcastShape {
   int procs = 1;
   int root = 0;
   std::uint64_t bytes = 0;
+  // The ranks' nodes, for the node-aware algorithm and auto's ranks-per-node rules; null:
+  // unknown, every rank on one node. Shared, so that shapes copy cheaply.
+  std::shared_ptr<const NodeMap> nodes = nullptr;
 };
+
+// Nodes laid out in blocks: rank r on node r / ranks_per_node (as launchers place ranks).
+std::shared_ptr<const NodeMap> block_nodes(int procs, int ranks_per_node);
+
+// Ranks on the most populated node (procs when the shape has no node map): the "ranks per
+// node" that auto's tuning table and rules (ppn=) look at.
+int ranks_per_node(const BcastShape& shape);
 
 struct ByteRange {
   std::uint64_t offset = 0;
@@ -65,7 +81,8 @@ struct Transfer {
   Direction direction = Direction::send;
   int peer = 0;                    // absolute rank in the communicator
   std::uint32_t round = 0;         // first round
-  std::uint32_t repeat = 1;        // consecutive rounds round, round + 1, ...
+  std::uint32_t repeat = 1;        // rounds round, round + round_stride, ...
+  std::uint32_t round_stride = 1;  // rounds between repetitions (>= 1)
   std::uint64_t first_block = 0;   // first block of the first repetition
   std::uint64_t block_span = 1;    // blocks per repetition (never wraps)
   std::int64_t block_stride = 0;   // first block advances by this per repetition (mod count)
@@ -73,13 +90,23 @@ struct Transfer {
 
   // First block of repetition k (0 <= k < repeat).
   std::uint64_t first_block_at(std::uint32_t k, std::uint64_t block_count) const;
+  // Round of repetition k.
+  std::uint32_t round_at(std::uint32_t k) const { return round + k * round_stride; }
+  // One past the round of the last repetition.
+  std::uint32_t end_round() const { return round_at(repeat - 1) + 1; }
+};
+
+struct Phase {
+  std::string name;  // "bcast", "scatter", "allgather", "pipeline", "nodes:pipeline", ...
+  BlockLayout layout;  // what the phase's block indices mean
 };
 
 struct RankSchedule {
   int rank = 0;
-  BlockLayout layout;
-  std::vector<std::string_view> phases;  // names: "bcast", "scatter", "allgather", ...
+  std::vector<Phase> phases;
   std::vector<Transfer> transfers;
+  // The layout of phase `phase` (the first phase's where there is none, in empty schedules).
+  const BlockLayout& layout(std::uint8_t phase = 0) const;
 };
 
 // One transfer of one round, with its bytes resolved.
@@ -93,10 +120,16 @@ struct Operation {
   std::uint8_t phase = 0;
 };
 
-// The schedule of `rank` for one broadcast. `automatic` is resolved by select_automatic.
-// Requires 1 <= procs, 0 <= root, rank < procs; bytes == 0 gives an empty schedule. A plain
-// Algorithm converts to its spec with the default parameter; a bad parameter (0, a radix
-// below 2) throws std::invalid_argument.
+// `spec` with auto resolved for `shape`: auto becomes select_automatic's choice for the
+// shape's procs, bytes and ranks per node, and a node-aware level that is auto becomes
+// the choice for the node leaders (one rank per node) or for the largest node. Other
+// specs come back as they are.
+AlgorithmSpec resolve_automatic(const AlgorithmSpec& spec, const BcastShape& shape);
+
+// The schedule of `rank` for one broadcast, auto resolved by resolve_automatic.
+// Requires 1 <= procs, 0 <= root, rank < procs, and a node map (if any) of procs entries;
+// bytes == 0 gives an empty schedule. A plain Algorithm converts to its spec with the
+// default parameter; a bad parameter (0, a radix below 2) throws std::invalid_argument.
 RankSchedule make_schedule(const AlgorithmSpec& algorithm, const BcastShape& shape, int rank);
 
 // Every repetition of every transfer, ordered by round (stable within a round).

@@ -80,19 +80,30 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   if (int rc = describe_type(call.count, call.type, info); rc != MPI_SUCCESS) {
     return raise_code(comm, rc);
   }
-  const Decision decision = decide(process_settings(), requested, size, info.bytes);
+  // The private communicator also knows the ranks' nodes; it is made (collectively) when a
+  // choice needs them, or to run leancast's schedule. Broadcasts that move nothing never
+  // need one: their choice assumes one node.
+  PrivateComm* state = nullptr;
+  int rc = MPI_SUCCESS;
+  const bool moves_data = info.bytes > 0 && size > 1;
+  const NodesLookup nodes = [&]() -> std::shared_ptr<const NodeMap> {
+    if (!moves_data || (rc = private_comm(comm, state)) != MPI_SUCCESS) return nullptr;
+    return state->nodes();
+  };
+  const Decision decision = decide(process_settings(), requested, size, info.bytes, nodes);
+  if (rc != MPI_SUCCESS) return raise_code(comm, rc);
   record_bcast(decision, size, info.bytes);
   if (decision.algorithm == Algorithm::mpi) {
     return pass_to_mpi(call.buf, call.count, call.type, call.root, comm);
   }
-  if (info.bytes == 0 || size == 1) return MPI_SUCCESS;
-
-  PrivateComm* state = nullptr;
-  if (int rc = private_comm(comm, state); rc != MPI_SUCCESS) return raise_code(comm, rc);
+  if (!moves_data) return MPI_SUCCESS;
+  if (state == nullptr && (rc = private_comm(comm, state)) != MPI_SUCCESS) {
+    return raise_code(comm, rc);
+  }
   const auto program = state->program(decision.algorithm, call.root, info.bytes);
   ByteBuffer bytes;
   const bool is_root = state->rank() == call.root;
-  int rc = bytes.open(call.buf, call.count, call.type, info, is_root, state->comm());
+  rc = bytes.open(call.buf, call.count, call.type, info, is_root, state->comm());
   if (rc == MPI_SUCCESS) rc = execute(*program, bytes.data(), state->comm());
   if (rc == MPI_SUCCESS) rc = bytes.close();
   return raise_code(comm, rc);

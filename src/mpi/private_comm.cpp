@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "process_settings.hpp"
 #include "usage_log.hpp"
 
 namespace leancast::detail {
@@ -20,6 +21,25 @@ int keyval_error = MPI_SUCCESS;
 std::once_flag local_once;
 MPI_Comm local_comm = MPI_COMM_NULL;
 
+// node_of[r] = the lowest rank sharing r's node, for every rank r of `comm`.
+int find_nodes(MPI_Comm comm, int size, int rank, std::shared_ptr<const NodeMap>& out) {
+  if (const int per_node = process_settings().ranks_per_node; per_node > 0) {
+    out = block_nodes(size, per_node);
+    return MPI_SUCCESS;
+  }
+  MPI_Comm node = MPI_COMM_NULL;
+  int rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  if (rc != MPI_SUCCESS) return rc;
+  int lowest = rank;
+  rc = MPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, node);
+  MPI_Comm_free(&node);
+  if (rc != MPI_SUCCESS) return rc;
+  auto nodes = std::make_shared<NodeMap>(size);
+  rc = MPI_Allgather(&lowest, 1, MPI_INT, nodes->data(), 1, MPI_INT, comm);
+  out = std::move(nodes);
+  return rc;
+}
+
 }  // namespace
 
 PrivateComm::~PrivateComm() {
@@ -37,7 +57,7 @@ std::shared_ptr<const PrivateComm::Program> PrivateComm::program(const Algorithm
     }
   }
   auto made = std::make_shared<const Program>(
-      expand(make_schedule(algorithm, BcastShape{size_, root, bytes}, rank_)));
+      expand(make_schedule(algorithm, BcastShape{size_, root, bytes, nodes_}, rank_)));
   recent_.emplace_front(key, made);
   if (recent_.size() > kCachedPrograms) recent_.pop_back();
   return made;
@@ -62,8 +82,13 @@ int private_comm(MPI_Comm user, PrivateComm*& out) {
   int size = 0, rank = 0;
   MPI_Comm_size(dup, &size);
   MPI_Comm_rank(dup, &rank);
+  std::shared_ptr<const NodeMap> nodes;
+  if (int rc = find_nodes(dup, size, rank, nodes); rc != MPI_SUCCESS) {
+    MPI_Comm_free(&dup);
+    return rc;
+  }
   count_private_comm(true);
-  auto state = std::make_unique<PrivateComm>(dup, size, rank);
+  auto state = std::make_unique<PrivateComm>(dup, size, rank, std::move(nodes));
   if (int rc = MPI_Comm_set_attr(user, keyval, state.get()); rc != MPI_SUCCESS) return rc;
   out = state.release();
   return MPI_SUCCESS;

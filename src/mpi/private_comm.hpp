@@ -25,7 +25,8 @@ class PrivateComm {
  public:
   using Program = std::vector<Operation>;
 
-  PrivateComm(MPI_Comm dup, int size, int rank) : comm_(dup), size_(size), rank_(rank) {}
+  PrivateComm(MPI_Comm dup, int size, int rank, std::shared_ptr<const NodeMap> nodes)
+      : comm_(dup), size_(size), rank_(rank), nodes_(std::move(nodes)) {}
   ~PrivateComm();
   PrivateComm(const PrivateComm&) = delete;
   PrivateComm& operator=(const PrivateComm&) = delete;
@@ -33,6 +34,8 @@ class PrivateComm {
   MPI_Comm comm() const { return comm_; }
   int size() const { return size_; }
   int rank() const { return rank_; }
+  // Which node each rank runs on (MPI_Comm_split_type, or LEANCAST_RANKS_PER_NODE).
+  const std::shared_ptr<const NodeMap>& nodes() const { return nodes_; }
 
   // This rank's operations for one broadcast (algorithm already resolved), cached.
   std::shared_ptr<const Program> program(const AlgorithmSpec& algorithm, int root,
@@ -45,11 +48,15 @@ class PrivateComm {
   MPI_Comm comm_;
   int size_;
   int rank_;
+  std::shared_ptr<const NodeMap> nodes_;
   std::list<std::pair<Key, std::shared_ptr<const Program>>> recent_;  // most recent first
 };
 
 // The private communicator of `user` (an intracommunicator), created collectively on
-// first use. Returns an MPI error code; `out` is set on success.
+// first use, with the node of every rank: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)
+// groups the ranks (under SMPI: by simulated host), each group's lowest rank names it,
+// and an allgather tells every rank all of them. LEANCAST_RANKS_PER_NODE replaces that
+// by blocks of N ranks. Returns an MPI error code; `out` is set on success.
 int private_comm(MPI_Comm user, PrivateComm*& out);
 
 // A process-local communicator (a duplicate of MPI_COMM_SELF) whose errors return,

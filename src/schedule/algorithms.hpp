@@ -23,5 +23,8 @@ RankSchedule pipeline_binary_tree_schedule(const BcastShape& shape, int rank,
                                            std::uint64_t segment_bytes);
 RankSchedule two_tree_schedule(const BcastShape& shape, int rank, std::uint64_t segment_bytes);
 RankSchedule knomial_schedule(const BcastShape& shape, int rank, std::uint64_t radix);
+RankSchedule circulant_schedule(const BcastShape& shape, int rank, std::uint64_t blocks);
+// `spec`: node_aware with both levels resolved (no auto left).
+RankSchedule node_aware_schedule(const AlgorithmSpec& spec, const BcastShape& shape, int rank);
 
 }  // namespace leancast::detail

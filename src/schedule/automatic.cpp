@@ -1,26 +1,93 @@
-// auto: MPICH's broadcast selection (MPIR_Bcast_intra_auto in MPICH 3.x/4.x): binomial for
-// short messages (< MPIR_CVAR_BCAST_SHORT_MSG_SIZE = 12288 bytes) or few processes
+// auto, version 2: a tuning table by process count, ranks per node and size, built into
+// the library from data/auto.rules (the measurements behind each line are in
+// docs/tuning.md); MPICH's own selection where no line applies.
+//
+// MPICH's selection (MPIR_Bcast_intra_auto in MPICH 3.x/4.x): binomial for short messages
+// (< MPIR_CVAR_BCAST_SHORT_MSG_SIZE = 12288 bytes) or few processes
 // (< MPIR_CVAR_BCAST_MIN_PROCS = 8); scatter + recursive doubling for medium messages
 // (< MPIR_CVAR_BCAST_LONG_MSG_SIZE = 524288) on power-of-two P; the scatter + ring
 // otherwise, where leancast runs the paper's tuned ring instead of the enclosed one.
 // MPICH compares with '<', so 12288 bytes is already a medium message (the paper's
 // Figure 7 measures the rings there) and 524288 a long one.
+#include <algorithm>
 #include <bit>
+#include <map>
 
-#include <leancast/algorithm.hpp>
+#include <leancast/schedule.hpp>
+
+#include "select/rules.hpp"
 
 namespace leancast {
+
+namespace detail {
+extern const char* const kAutomaticTable;  // generated from data/auto.rules
+}  // namespace detail
+
+namespace {
 
 constexpr std::uint64_t kShortMessageBytes = 12288;
 constexpr std::uint64_t kLongMessageBytes = 524288;
 constexpr int kMinProcs = 8;
 
-Algorithm select_automatic(int procs, std::uint64_t bytes) {
+// The built-in table, parsed once. A malformed table is a build error in spirit: the
+// schedule tests parse it and fail; here it then falls back to MPICH's rule everywhere.
+const detail::RuleSet& table() {
+  static const detail::ParsedRules parsed =
+      detail::parse_rules(automatic_table(), "auto table", true);
+  return parsed.rules;
+}
+
+bool usable(const AlgorithmSpec& spec) {
+  return spec.algorithm != Algorithm::automatic && spec.algorithm != Algorithm::mpi;
+}
+
+// A node-aware level's choice: flat, so a table line naming node-aware does not nest.
+LevelSpec flat_choice(int procs, std::uint64_t bytes, int ranks_per_node) {
+  const AlgorithmSpec chosen = select_automatic(procs, bytes, ranks_per_node);
+  if (chosen.algorithm == Algorithm::node_aware) return AlgorithmSpec(select_mpich(procs, bytes)).level();
+  return chosen.level();
+}
+
+}  // namespace
+
+std::string_view automatic_table() { return detail::kAutomaticTable; }
+
+Algorithm select_mpich(int procs, std::uint64_t bytes) {
   if (bytes < kShortMessageBytes || procs < kMinProcs) return Algorithm::binomial;
   if (bytes < kLongMessageBytes && std::has_single_bit(static_cast<unsigned>(procs))) {
     return Algorithm::scatter_doubling;
   }
   return Algorithm::scatter_ring_tuned;
+}
+
+AlgorithmSpec select_automatic(int procs, std::uint64_t bytes, int ranks_per_node) {
+  if (const detail::Rule* rule = table().match(procs, bytes, ranks_per_node);
+      rule != nullptr && usable(rule->algorithm)) {
+    return rule->algorithm;
+  }
+  return select_mpich(procs, bytes);
+}
+
+AlgorithmSpec resolve_automatic(const AlgorithmSpec& spec, const BcastShape& shape) {
+  AlgorithmSpec runs = spec.algorithm == Algorithm::automatic
+                           ? select_automatic(shape.procs, shape.bytes, ranks_per_node(shape))
+                           : spec;
+  if (runs.algorithm != Algorithm::node_aware) return runs;
+  std::map<int, int> ranks_on;
+  if (shape.nodes) {
+    for (int node : *shape.nodes) ++ranks_on[node];
+  } else {
+    ranks_on[0] = shape.procs;
+  }
+  const auto nodes = static_cast<int>(ranks_on.size());
+  const int largest = ranks_per_node(shape);
+  if (runs.between_nodes.algorithm == Algorithm::automatic) {
+    runs.between_nodes = flat_choice(nodes, shape.bytes, 1);
+  }
+  if (runs.within_nodes.algorithm == Algorithm::automatic) {
+    runs.within_nodes = flat_choice(largest, shape.bytes, largest);
+  }
+  return runs;
 }
 
 }  // namespace leancast

@@ -1,9 +1,24 @@
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include <leancast/schedule.hpp>
 
 namespace leancast {
+
+std::shared_ptr<const NodeMap> block_nodes(int procs, int ranks_per_node) {
+  auto nodes = std::make_shared<NodeMap>(static_cast<std::size_t>(std::max(procs, 0)));
+  for (int rank = 0; rank < procs; ++rank) (*nodes)[rank] = rank / std::max(ranks_per_node, 1);
+  return nodes;
+}
+
+int ranks_per_node(const BcastShape& shape) {
+  if (!shape.nodes) return shape.procs;
+  std::map<int, int> count;
+  int most = 0;
+  for (int node : *shape.nodes) most = std::max(most, ++count[node]);
+  return most;
+}
 
 BlockLayout::BlockLayout(std::uint64_t total_bytes, std::uint64_t block_count)
     : total_(total_bytes), count_(std::max<std::uint64_t>(block_count, 1)) {
@@ -42,16 +57,22 @@ std::uint64_t Transfer::first_block_at(std::uint32_t k, std::uint64_t block_coun
       ((static_cast<std::int64_t>(first_block) + shifted) % count + count) % count);
 }
 
+const BlockLayout& RankSchedule::layout(std::uint8_t phase) const {
+  static const BlockLayout kNone;
+  return phase < phases.size() ? phases[phase].layout : kNone;
+}
+
 std::vector<Operation> expand(const RankSchedule& schedule) {
   std::vector<Operation> ops;
   for (const Transfer& t : schedule.transfers) {
+    const BlockLayout& layout = schedule.layout(t.phase);
     for (std::uint32_t k = 0; k < t.repeat; ++k) {
-      const std::uint64_t first = t.first_block_at(k, schedule.layout.block_count());
+      const std::uint64_t first = t.first_block_at(k, layout.block_count());
       ops.push_back(Operation{
-          .round = t.round + k,
+          .round = t.round_at(k),
           .direction = t.direction,
           .peer = t.peer,
-          .bytes = schedule.layout.range(first, t.block_span),
+          .bytes = layout.range(first, t.block_span),
           .first_block = first,
           .block_span = t.block_span,
           .phase = t.phase,

@@ -38,32 +38,47 @@ std::uint64_t covered(std::vector<std::pair<std::uint64_t, std::uint64_t>>& inte
 
 PlanTotals plan_totals(const AlgorithmSpec& algorithm, const BcastShape& shape) {
   PlanTotals totals;
-  totals.algorithm =
-      algorithm.algorithm == Algorithm::automatic
-          ? AlgorithmSpec(select_automatic(shape.procs, shape.bytes))
-          : algorithm;
+  totals.algorithm = resolve_automatic(algorithm, shape);
   totals.shape = shape;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> rounds;
   for (int rank = 0; rank < shape.procs; ++rank) {
     const RankSchedule schedule = make_schedule(totals.algorithm, shape, rank);
-    totals.block_bytes = schedule.layout.block_bytes();
-    if (totals.phases.size() < schedule.phases.size()) {
-      totals.phases.resize(schedule.phases.size());
-      for (std::size_t i = 0; i < schedule.phases.size(); ++i) {
-        totals.phases[i].name = schedule.phases[i];
+    // Phases add up by name: ranks may have different phase lists (a node-aware
+    // broadcast's leaders have the between-node phases, other ranks do not).
+    std::vector<std::size_t> slot(schedule.phases.size());
+    for (std::size_t i = 0; i < schedule.phases.size(); ++i) {
+      const Phase& phase = schedule.phases[i];
+      auto it = std::find_if(totals.phases.begin(), totals.phases.end(),
+                             [&](const PhaseTotals& p) { return p.name == phase.name; });
+      if (it == totals.phases.end()) {
+        totals.phases.push_back({phase.name, phase.layout.block_bytes()});
+        it = totals.phases.end() - 1;
       }
+      slot[i] = static_cast<std::size_t>(it - totals.phases.begin());
     }
     for (const Transfer& t : schedule.transfers) {
       if (t.direction != Direction::send) continue;
-      const std::uint64_t bytes = run_bytes(t, schedule.layout);
-      totals.phases[t.phase].transfers += t.repeat;
-      totals.phases[t.phase].bytes_moved += bytes;
+      const std::uint64_t bytes = run_bytes(t, schedule.layout(t.phase));
+      totals.phases[slot[t.phase]].transfers += t.repeat;
+      totals.phases[slot[t.phase]].bytes_moved += bytes;
       totals.transfers += t.repeat;
       totals.bytes_moved += bytes;
-      rounds.emplace_back(t.round, std::uint64_t{t.round} + t.repeat);
+      if (t.round_stride == 1) {
+        rounds.emplace_back(t.round, t.end_round());
+      } else {
+        for (std::uint32_t k = 0; k < t.repeat; ++k) rounds.emplace_back(t.round_at(k), t.round_at(k) + 1);
+      }
     }
   }
   totals.steps = covered(rounds);
+  // The largest phase's blocks; the whole buffer where nothing moves (P = 1, 0 bytes).
+  totals.block_bytes = std::max<std::uint64_t>(shape.bytes, 1);
+  if (!totals.phases.empty()) {
+    totals.block_bytes = std::max_element(totals.phases.begin(), totals.phases.end(),
+                                          [](const PhaseTotals& a, const PhaseTotals& b) {
+                                            return a.block_bytes < b.block_bytes;
+                                          })->block_bytes;
+  }
   return totals;
 }
 

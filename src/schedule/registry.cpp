@@ -16,7 +16,7 @@ namespace leancast {
 namespace {
 
 // What the text after "name:" means.
-enum class Parameter { none, segment_bytes, radix };
+enum class Parameter { none, segment_bytes, radix, block_count, levels };
 
 // 64 KiB segments: at MPI's usual 1-5 us per message and ~10 GB/s, a 64 KiB segment costs
 // a few times the latency, so pipelining pays for its extra messages from a few hundred KiB
@@ -44,7 +44,7 @@ RankSchedule without_parameter(const BcastShape& shape, int rank, std::uint64_t)
 
 // automatic and mpi have no schedule: auto resolves to a concrete algorithm first, and mpi
 // is the MPI library's own broadcast, which make_schedule refuses.
-constexpr std::array<Entry, 12> kRegistry{{
+constexpr std::array<Entry, 14> kRegistry{{
     {Algorithm::automatic, "auto", "", nullptr},
     {Algorithm::linear, "linear", "", without_parameter<detail::linear_schedule>},
     {Algorithm::binomial, "binomial", "", without_parameter<detail::binomial_schedule>},
@@ -63,15 +63,20 @@ constexpr std::array<Entry, 12> kRegistry{{
      kDefaultSegmentBytes},
     {Algorithm::knomial, "knomial", "", detail::knomial_schedule, Parameter::radix,
      kDefaultRadix},
+    // 0 blocks: as many as 64 KiB segments (circulant.cpp).
+    {Algorithm::circulant, "circulant", "", detail::circulant_schedule, Parameter::block_count, 0},
+    // Composes two schedules by its levels, not a parameter: make_schedule calls it.
+    {Algorithm::node_aware, "node-aware", "", nullptr, Parameter::levels, 0},
     {Algorithm::mpi, "mpi", "", nullptr},
 }};
 
-constexpr std::array<Algorithm, 10> kConcrete{
+constexpr std::array<Algorithm, 12> kConcrete{
     Algorithm::linear,         Algorithm::binomial,
     Algorithm::hypercube,      Algorithm::scatter_doubling,
     Algorithm::scatter_ring,   Algorithm::scatter_ring_tuned,
     Algorithm::pipeline_chain, Algorithm::pipeline_binary_tree,
     Algorithm::two_tree,       Algorithm::knomial,
+    Algorithm::circulant,      Algorithm::node_aware,
 };
 
 const Entry& entry(Algorithm algorithm) {
@@ -81,9 +86,11 @@ const Entry& entry(Algorithm algorithm) {
   throw std::invalid_argument("unknown leancast::Algorithm value");
 }
 
+std::string check_spec(const AlgorithmSpec& spec);
+
 // Why `value` is no parameter for `e`, or "" if it is one.
 std::string check_parameter(const Entry& e, std::uint64_t value) {
-  if (e.parameter == Parameter::none && value != 0) {
+  if ((e.parameter == Parameter::none || e.parameter == Parameter::levels) && value != 0) {
     return std::string(e.name) + " takes no parameter";
   }
   if (e.parameter == Parameter::segment_bytes && value == 0) {
@@ -94,6 +101,27 @@ std::string check_parameter(const Entry& e, std::uint64_t value) {
            std::to_string(kMaxRadix);
   }
   return "";
+}
+
+// Why `level` cannot be a level of a node-aware broadcast, or "".
+std::string check_level(const LevelSpec& level) {
+  if (level.algorithm == Algorithm::node_aware || level.algorithm == Algorithm::mpi) {
+    return "node-aware: a level must be a leancast algorithm or auto, not " +
+           std::string(entry(level.algorithm).name);
+  }
+  if (level.algorithm == Algorithm::automatic) {
+    return level.parameter == 0 ? "" : "auto takes no parameter";
+  }
+  return check_parameter(entry(level.algorithm), level.parameter);
+}
+
+// Everything wrong with a spec: its parameter, and for node-aware its levels.
+std::string check_spec(const AlgorithmSpec& spec) {
+  const Entry& e = entry(spec.algorithm);
+  if (std::string problem = check_parameter(e, spec.parameter); !problem.empty()) return problem;
+  if (e.parameter != Parameter::levels) return "";
+  if (std::string problem = check_level(spec.between_nodes); !problem.empty()) return problem;
+  return check_level(spec.within_nodes);
 }
 
 std::optional<std::uint64_t> parse_parameter(const Entry& e, std::string_view text,
@@ -107,7 +135,8 @@ std::optional<std::uint64_t> parse_parameter(const Entry& e, std::string_view te
   std::uint64_t value = 0;
   const auto [end, failed] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (failed != std::errc() || end != text.data() + text.size() || text.empty()) {
-    error = std::string(e.name) + ": radix '" + std::string(text) + "' is not an integer";
+    error = std::string(e.name) + (e.parameter == Parameter::radix ? ": radix '" : ": block count '") +
+            std::string(text) + "' is not an integer";
     return std::nullopt;
   }
   return value;
@@ -132,16 +161,28 @@ std::uint64_t default_parameter(Algorithm algorithm) {
   return entry(algorithm).default_parameter;
 }
 
-std::string parameter_problem(const AlgorithmSpec& spec) {
-  return check_parameter(entry(spec.algorithm), spec.parameter);
-}
+std::string parameter_problem(const AlgorithmSpec& spec) { return check_spec(spec); }
 
 std::string_view to_string(Algorithm algorithm) { return entry(algorithm).name; }
 
 std::string to_string(const AlgorithmSpec& spec) {
   const Entry& e = entry(spec.algorithm);
-  if (e.parameter == Parameter::none) return std::string(e.name);
+  if (e.parameter == Parameter::levels) {
+    return std::string(e.name) + ":" + to_string(AlgorithmSpec(spec.between_nodes)) + "/" +
+           to_string(AlgorithmSpec(spec.within_nodes));
+  }
+  // circulant's default (0 blocks) depends on the size: the plain name says so.
+  if (e.parameter == Parameter::none || (e.parameter == Parameter::block_count && spec.parameter == 0)) {
+    return std::string(e.name);
+  }
   return std::string(e.name) + ":" + parameter_text(e.parameter, spec.parameter);
+}
+
+AlgorithmSpec AlgorithmSpec::node_aware(const AlgorithmSpec& between, const AlgorithmSpec& within) {
+  AlgorithmSpec spec(Algorithm::node_aware);
+  spec.between_nodes = between.level();
+  spec.within_nodes = within.level();
+  return spec;
 }
 
 std::optional<Algorithm> parse_algorithm(std::string_view name) {
@@ -152,6 +193,34 @@ std::optional<Algorithm> parse_algorithm(std::string_view name) {
   }
   return std::nullopt;
 }
+
+namespace {
+
+// "BETWEEN/WITHIN" of "node-aware:BETWEEN/WITHIN".
+std::optional<AlgorithmSpec> parse_levels(std::string_view text, std::string& why) {
+  const auto slash = text.find('/');
+  if (slash == std::string_view::npos) {
+    why = "node-aware: write node-aware:BETWEEN/WITHIN, e.g. node-aware:pipeline-chain/binomial "
+          "(got '" + std::string(text) + "')";
+    return std::nullopt;
+  }
+  const auto between = parse_algorithm_spec(text.substr(0, slash), &why);
+  if (!between) return std::nullopt;
+  const auto within = parse_algorithm_spec(text.substr(slash + 1), &why);
+  if (!within) return std::nullopt;
+  const AlgorithmSpec spec = AlgorithmSpec::node_aware(*between, *within);
+  if (between->algorithm == Algorithm::node_aware || within->algorithm == Algorithm::node_aware) {
+    why = "node-aware: a level cannot be node-aware itself";
+    return std::nullopt;
+  }
+  if (std::string problem = check_spec(spec); !problem.empty()) {
+    why = problem;
+    return std::nullopt;
+  }
+  return spec;
+}
+
+}  // namespace
 
 std::optional<AlgorithmSpec> parse_algorithm_spec(std::string_view text, std::string* error) {
   std::string ignored;
@@ -165,12 +234,18 @@ std::optional<AlgorithmSpec> parse_algorithm_spec(std::string_view text, std::st
   }
   if (colon == std::string_view::npos) return AlgorithmSpec(*algorithm);
   const Entry& e = entry(*algorithm);
+  if (e.parameter == Parameter::levels) return parse_levels(text.substr(colon + 1), why);
   if (e.parameter == Parameter::none) {
     why = std::string(e.name) + " takes no parameter (got '" + std::string(text) + "')";
     return std::nullopt;
   }
   const auto value = parse_parameter(e, text.substr(colon + 1), why);
   if (!value) return std::nullopt;
+  // 0 blocks is circulant's default (one block per 64 KiB), written without a parameter.
+  if (e.parameter == Parameter::block_count && *value == 0) {
+    why = std::string(e.name) + ": the block count must be at least 1";
+    return std::nullopt;
+  }
   if (std::string problem = check_parameter(e, *value); !problem.empty()) {
     why = problem;
     return std::nullopt;
@@ -186,6 +261,8 @@ std::string algorithm_names() {
     names += (names.empty() ? "" : ", ") + std::string(e.name);
     if (e.parameter == Parameter::segment_bytes) names += "[:SEGMENT_BYTES]";
     if (e.parameter == Parameter::radix) names += "[:RADIX]";
+    if (e.parameter == Parameter::block_count) names += "[:BLOCKS]";
+    if (e.parameter == Parameter::levels) names += "[:BETWEEN/WITHIN]";
     if (!e.alias.empty()) names += ", " + std::string(e.alias);
   }
   return names;
@@ -199,20 +276,20 @@ RankSchedule make_schedule(const AlgorithmSpec& spec, const BcastShape& shape, i
   if (spec.algorithm == Algorithm::mpi) {
     throw std::invalid_argument("make_schedule: mpi is the MPI library's broadcast, no schedule");
   }
-  const AlgorithmSpec runs = spec.algorithm == Algorithm::automatic
-                                 ? AlgorithmSpec(select_automatic(shape.procs, shape.bytes))
-                                 : spec;
-  const Entry& e = entry(runs.algorithm);
-  if (std::string problem = check_parameter(e, runs.parameter); !problem.empty()) {
+  if (shape.nodes && shape.nodes->size() != static_cast<std::size_t>(shape.procs)) {
+    throw std::invalid_argument("make_schedule: the node map must name a node for every rank");
+  }
+  if (std::string problem = check_spec(spec); !problem.empty()) {
     throw std::invalid_argument("make_schedule: " + problem);
   }
+  const AlgorithmSpec runs = resolve_automatic(spec, shape);
   if (shape.bytes == 0 || shape.procs == 1) {
     RankSchedule empty;
     empty.rank = rank;
-    empty.layout = BlockLayout(shape.bytes, 1);
     return empty;
   }
-  return e.schedule(shape, rank, runs.parameter);
+  if (runs.algorithm == Algorithm::node_aware) return detail::node_aware_schedule(runs, shape, rank);
+  return entry(runs.algorithm).schedule(shape, rank, runs.parameter);
 }
 
 }  // namespace leancast

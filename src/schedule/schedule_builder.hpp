@@ -21,24 +21,26 @@ class ScheduleBuilder {
   int procs() const { return shape_.procs; }
   // This rank relative to the root.
   int me() const { return me_; }
-  const BlockLayout& layout() const { return schedule_.layout; }
+  const BlockLayout& layout() const { return schedule_.layout(0); }
 
   // One transfer of blocks [first, first + span) with relative rank `peer` in `round`.
   void send(std::uint8_t phase, std::uint32_t round, int peer, std::uint64_t first,
             std::uint64_t span, Empty empty = Empty::skip);
   void recv(std::uint8_t phase, std::uint32_t round, int peer, std::uint64_t first,
             std::uint64_t span, Empty empty = Empty::skip);
-  // `repeat` single-block transfers in rounds round.., block first, first + stride, ...
+  // `repeat` single-block transfers in rounds round, round + round_stride, ..., blocks
+  // first, first + stride, ...
   void send_run(std::uint8_t phase, std::uint32_t round, std::uint32_t repeat, int peer,
-                std::uint64_t first, std::int64_t stride);
+                std::uint64_t first, std::int64_t stride, std::uint32_t round_stride = 1);
   void recv_run(std::uint8_t phase, std::uint32_t round, std::uint32_t repeat, int peer,
-                std::uint64_t first, std::int64_t stride);
+                std::uint64_t first, std::int64_t stride, std::uint32_t round_stride = 1);
 
   RankSchedule finish() { return std::move(schedule_); }
 
  private:
   void add(Direction direction, std::uint8_t phase, std::uint32_t round, std::uint32_t repeat,
-           int peer, std::uint64_t first, std::uint64_t span, std::int64_t stride, Empty empty);
+           int peer, std::uint64_t first, std::uint64_t span, std::int64_t stride, Empty empty,
+           std::uint32_t round_stride = 1);
 
   BcastShape shape_;
   int me_;

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <map>
 #include <sstream>
 #include <tuple>
 
@@ -15,9 +16,39 @@ struct Message {
   int receiver;
   std::size_t seq;  // position among the pair's messages of this round (MPI matching order)
   ByteRange bytes;
-  std::uint64_t first_block;
-  std::uint64_t block_span;
   auto key() const { return std::tie(round, sender, receiver, seq); }
+};
+
+// The bytes one rank holds, as disjoint intervals [begin, end) keyed by begin. Bytes, not
+// blocks: the phases of one schedule may cut the buffer differently.
+class HeldBytes {
+ public:
+  bool holds(ByteRange r) const {
+    if (r.length == 0) return true;
+    auto it = held_.upper_bound(r.offset);
+    if (it == held_.begin()) return false;
+    --it;
+    return it->second >= r.offset + r.length;
+  }
+
+  // Adds `r`; returns how many of its bytes were held already.
+  std::uint64_t add(ByteRange r) {
+    if (r.length == 0) return 0;
+    std::uint64_t begin = r.offset, end = r.offset + r.length, overlap = 0;
+    auto it = held_.upper_bound(begin);
+    if (it != held_.begin() && std::prev(it)->second >= begin) --it;
+    while (it != held_.end() && it->first <= end) {
+      overlap += std::min(end, it->second) - std::max(begin, it->first);
+      begin = std::min(begin, it->first);
+      end = std::max(end, it->second);
+      it = held_.erase(it);
+    }
+    held_.emplace(begin, end);
+    return overlap;
+  }
+
+ private:
+  std::map<std::uint64_t, std::uint64_t> held_;
 };
 
 std::string describe(const Message& m, const char* what) {
@@ -31,9 +62,7 @@ class Verifier {
  public:
   Verifier(const AlgorithmSpec& algorithm, const BcastShape& shape) : shape_(shape) {
     for (int rank = 0; rank < shape.procs; ++rank) {
-      const RankSchedule schedule = make_schedule(algorithm, shape, rank);
-      layout_ = schedule.layout;
-      collect(schedule);
+      collect(make_schedule(algorithm, shape, rank));
     }
   }
 
@@ -61,8 +90,7 @@ class Verifier {
       // seq starts as the position in this rank's list; number_pairs() makes it per pair.
       (send ? sends_ : recvs_)
           .push_back(Message{op.round, send ? schedule.rank : op.peer,
-                             send ? op.peer : schedule.rank, i, op.bytes, op.first_block,
-                             op.block_span});
+                             send ? op.peer : schedule.rank, i, op.bytes});
     }
   }
 
@@ -95,14 +123,11 @@ class Verifier {
     }
   }
 
-  // Holdings per rank and block. Empty blocks (past the end of the buffer) count as held
-  // everywhere: a zero-byte message carries nothing that could be missing.
+  // Holdings per rank, round by round: sends first check what the sender held before the
+  // round, then the round's receives add their bytes.
   void play() {
-    const std::uint64_t blocks = layout_.block_count();
-    std::vector<bool> initial(blocks, false);
-    for (std::uint64_t b = 0; b < blocks; ++b) initial[b] = layout_.range(b, 1).length == 0;
-    std::vector<std::vector<bool>> held(shape_.procs, initial);
-    held[shape_.root].assign(blocks, true);
+    std::vector<HeldBytes> held(shape_.procs);
+    held[shape_.root].add({0, shape_.bytes});
     std::size_t next = 0;  // sends_ and recvs_ are sorted by round and pair alike
     while (next < sends_.size()) {
       const std::uint32_t round = sends_[next].round;
@@ -110,35 +135,25 @@ class Verifier {
       while (end < sends_.size() && sends_[end].round == round) ++end;
       for (std::size_t k = next; k < end; ++k) {
         const Message& m = sends_[k];
-        for (std::uint64_t b = m.first_block; b < m.first_block + m.block_span; ++b) {
-          if (!held[m.sender][b]) problem(describe(m, "sends a block it does not hold:"));
-        }
+        if (!held[m.sender].holds(m.bytes)) problem(describe(m, "sends bytes it does not hold:"));
       }
       for (std::size_t k = next; k < end; ++k) {
         const Message& m = recvs_[k];
-        for (std::uint64_t b = m.first_block; b < m.first_block + m.block_span; ++b) {
-          const std::uint64_t length = layout_.range(b, 1).length;
-          if (held[m.receiver][b] && length > 0) {
-            report_.redundant_bytes += length;
-            report_.redundant_receives += 1;
-          }
-          held[m.receiver][b] = true;
+        if (const std::uint64_t again = held[m.receiver].add(m.bytes); again > 0) {
+          report_.redundant_bytes += again;
+          report_.redundant_receives += 1;
         }
       }
       next = end;
     }
     for (int rank = 0; rank < shape_.procs; ++rank) {
-      for (std::uint64_t b = 0; b < blocks; ++b) {
-        if (!held[rank][b]) {
-          problem("rank " + std::to_string(rank) + " ends without block " + std::to_string(b));
-          break;
-        }
+      if (!held[rank].holds({0, shape_.bytes})) {
+        problem("rank " + std::to_string(rank) + " ends without every byte");
       }
     }
   }
 
   BcastShape shape_;
-  BlockLayout layout_;
   std::vector<Message> sends_;
   std::vector<Message> recvs_;
   VerifyReport report_;

@@ -4,28 +4,52 @@ namespace leancast::detail {
 
 namespace {
 
-Decision named(const AlgorithmSpec& algorithm, std::string_view by, int procs,
-               std::uint64_t bytes) {
-  const AlgorithmSpec runs = algorithm.algorithm == Algorithm::automatic
-                                 ? AlgorithmSpec(select_automatic(procs, bytes))
-                                 : algorithm;
-  return Decision{runs, algorithm, by};
+bool needs_nodes(const AlgorithmSpec& spec) {
+  return spec.algorithm == Algorithm::automatic ||
+         (spec.algorithm == Algorithm::node_aware &&
+          (spec.between_nodes.algorithm == Algorithm::automatic ||
+           spec.within_nodes.algorithm == Algorithm::automatic));
 }
+
+// The broadcast's shape as far as selection cares, with the node map fetched on demand.
+class Situation {
+ public:
+  Situation(int procs, std::uint64_t bytes, const NodesLookup& nodes)
+      : shape_{procs, 0, bytes}, lookup_(nodes) {}
+
+  const BcastShape& with_nodes() {
+    if (!looked_up_ && lookup_) shape_.nodes = lookup_();
+    looked_up_ = true;
+    return shape_;
+  }
+
+  Decision named(const AlgorithmSpec& algorithm, std::string_view by) {
+    return Decision{needs_nodes(algorithm) ? resolve_automatic(algorithm, with_nodes()) : algorithm,
+                    algorithm, by};
+  }
+
+  const Rule* match(const RuleSet& rules) {
+    const int ppn = rules.uses_ppn() ? ranks_per_node(with_nodes()) : 0;
+    return rules.match(shape_.procs, shape_.bytes, ppn);
+  }
+
+ private:
+  BcastShape shape_;
+  const NodesLookup& lookup_;
+  bool looked_up_ = false;
+};
 
 }  // namespace
 
 Decision decide(const Settings& settings, std::optional<AlgorithmSpec> per_call, int procs,
-                std::uint64_t bytes) {
-  if (per_call) return named(*per_call, "the call", procs, bytes);
-  if (settings.algorithm) {
-    return named(*settings.algorithm, "LEANCAST_BCAST_ALGORITHM", procs, bytes);
-  }
+                std::uint64_t bytes, const NodesLookup& nodes) {
+  Situation situation(procs, bytes, nodes);
+  if (per_call) return situation.named(*per_call, "the call");
+  if (settings.algorithm) return situation.named(*settings.algorithm, "LEANCAST_BCAST_ALGORITHM");
   for (const RuleSet* rules : {&settings.rules, &settings.config}) {
-    if (const Rule* rule = rules->match(procs, bytes)) {
-      return named(rule->algorithm, rule->where, procs, bytes);
-    }
+    if (const Rule* rule = situation.match(*rules)) return situation.named(rule->algorithm, rule->where);
   }
-  return named(Algorithm::automatic, "default", procs, bytes);
+  return situation.named(Algorithm::automatic, "default");
 }
 
 }  // namespace leancast::detail

@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string_view>
 
-#include <leancast/algorithm.hpp>
+#include <leancast/schedule.hpp>
 
 #include "settings.hpp"
 
@@ -21,7 +23,12 @@ struct Decision {
   std::string_view by;  // the deciding setting: "the call", a variable, a rule's place, "default"
 };
 
+// Where the ranks run (null: unknown, one node). Asked for only when the choice depends on
+// it (auto, rules with ppn=, node-aware levels left to auto), since finding out may
+// communicate; then at most once.
+using NodesLookup = std::function<std::shared_ptr<const NodeMap>()>;
+
 Decision decide(const Settings& settings, std::optional<AlgorithmSpec> per_call, int procs,
-                std::uint64_t bytes);
+                std::uint64_t bytes, const NodesLookup& nodes = {});
 
 }  // namespace leancast::detail

@@ -34,6 +34,7 @@ struct RuleParser {
   std::string error;
   bool seen_bytes = false;
   bool seen_procs = false;
+  bool seen_ppn = false;
 
   std::optional<std::uint64_t> number(std::string_view text) {
     auto value = parse_byte_size(text);
@@ -61,9 +62,12 @@ struct RuleParser {
     const auto equals = text.find('=');
     const std::string_view key = equals == std::string_view::npos ? "bytes" : text.substr(0, equals);
     const std::string_view value = equals == std::string_view::npos ? text : text.substr(equals + 1);
-    bool* seen = key == "bytes" ? &seen_bytes : key == "procs" ? &seen_procs : nullptr;
+    bool* seen = key == "bytes"   ? &seen_bytes
+                 : key == "procs" ? &seen_procs
+                 : key == "ppn"   ? &seen_ppn
+                                  : nullptr;
     if (seen == nullptr) {
-      error = "unknown condition '" + std::string(key) + "' (known: bytes, procs)";
+      error = "unknown condition '" + std::string(key) + "' (known: bytes, procs, ppn)";
       return false;
     }
     if (*seen) {
@@ -72,7 +76,7 @@ struct RuleParser {
     }
     *seen = true;
     const auto parsed = range(value);
-    if (parsed) (key == "bytes" ? rule.bytes : rule.procs) = *parsed;
+    if (parsed) (key == "bytes" ? rule.bytes : key == "procs" ? rule.procs : rule.ppn) = *parsed;
     return parsed.has_value();
   }
 
@@ -100,14 +104,22 @@ struct RuleParser {
 
 }  // namespace
 
-const Rule* RuleSet::match(int procs, std::uint64_t bytes) const {
+const Rule* RuleSet::match(int procs, std::uint64_t bytes, int ranks_per_node) const {
   for (const Rule& rule : rules) {
     if (procs >= 0 && rule.procs.contains(static_cast<std::uint64_t>(procs)) &&
-        rule.bytes.contains(bytes)) {
+        rule.bytes.contains(bytes) && ranks_per_node >= 0 &&
+        rule.ppn.contains(static_cast<std::uint64_t>(ranks_per_node))) {
       return &rule;
     }
   }
   return nullptr;
+}
+
+bool RuleSet::uses_ppn() const {
+  for (const Rule& rule : rules) {
+    if (!rule.ppn.any()) return true;
+  }
+  return false;
 }
 
 ParsedRules parse_rules(std::string_view text, std::string_view origin, bool by_line) {

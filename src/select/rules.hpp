@@ -1,15 +1,16 @@
-// Selection rules: which algorithm a broadcast of `bytes` bytes on `procs` processes uses.
+// Selection rules: which algorithm a broadcast of `bytes` bytes on `procs` processes, at
+// most `ppn` of them on one node, uses.
 // LEANCAST_BCAST_RULES and the files LEANCAST_CONFIG names share one grammar:
 //
 //   rules     := rule { (',' | ';' | newline) rule }     '#' comments to the end of a line
 //   rule      := condition { blank condition } ':' algorithm [ ':' parameter ]
-//   condition := [ ("bytes" | "procs") '=' ] range       a range without a key is bytes
+//   condition := [ ("bytes" | "procs" | "ppn") '=' ] range   a range without a key is bytes
 //   range     := '*' | N | N '-' | N '-' M               inclusive; N, M take K, M, G (base 2)
 //
 // A rule applies when all its conditions hold (a missing condition holds for any value);
-// the first rule that applies wins. A later tuner writes the same format: one line per
-// (process-count range, byte range) cell; new keys (such as ranks per node) extend the
-// condition list without changing old files. MPI-free.
+// the first rule that applies wins. ppn is the number of ranks on the communicator's most
+// populated node. leancast-tune and auto's built-in table (data/auto.rules) write the same
+// format: one line per (process-count, ranks-per-node, byte range) cell. MPI-free.
 #pragma once
 
 #include <cstdint>
@@ -26,11 +27,13 @@ struct Range {
   std::uint64_t low = 0;
   std::uint64_t high = std::numeric_limits<std::uint64_t>::max();
   bool contains(std::uint64_t value) const { return low <= value && value <= high; }
+  bool any() const { return low == 0 && high == std::numeric_limits<std::uint64_t>::max(); }
 };
 
 struct Rule {
   Range procs;
   Range bytes;
+  Range ppn;  // ranks per node
   AlgorithmSpec algorithm;  // with its parameter: "procs=8- 1M-:pipeline-chain:128K"
   std::string where;  // for logs: "LEANCAST_BCAST_RULES rule 2", "/path/rules line 7"
 };
@@ -38,7 +41,9 @@ struct Rule {
 struct RuleSet {
   std::vector<Rule> rules;
   // The first rule that applies, or nullptr.
-  const Rule* match(int procs, std::uint64_t bytes) const;
+  const Rule* match(int procs, std::uint64_t bytes, int ranks_per_node) const;
+  // Whether any rule has a ppn condition (else match ignores ranks_per_node).
+  bool uses_ppn() const;
 };
 
 struct ParsedRules {

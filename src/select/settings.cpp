@@ -1,5 +1,6 @@
 #include "settings.hpp"
 
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -70,6 +71,20 @@ void read_verbose(const Lookup& lookup, Settings& settings) {
   }
 }
 
+void read_ranks_per_node(const Lookup& lookup, Settings& settings) {
+  const char* value = value_of(lookup, "LEANCAST_RANKS_PER_NODE");
+  if (value == nullptr) return;
+  const std::string_view v(value);
+  int n = 0;
+  const auto [end, failed] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (failed != std::errc() || end != v.data() + v.size() || n < 1) {
+    settings.warnings.push_back(std::string("LEANCAST_RANKS_PER_NODE=") + value +
+                                " is not a positive integer" + ignored("LEANCAST_RANKS_PER_NODE"));
+    return;
+  }
+  settings.ranks_per_node = n;
+}
+
 }  // namespace
 
 Settings read_settings(const Lookup& lookup) {
@@ -78,6 +93,7 @@ Settings read_settings(const Lookup& lookup) {
   read_rules(lookup, settings);
   read_config(lookup, settings);
   read_verbose(lookup, settings);
+  read_ranks_per_node(lookup, settings);
   return settings;
 }
 

@@ -3,6 +3,8 @@
 //   LEANCAST_BCAST_RULES=<rules>      rules by size and process count (rules.hpp)
 //   LEANCAST_CONFIG=<path>            a file of such rules
 //   LEANCAST_VERBOSE=1                log the choices and a summary at MPI_Finalize
+//   LEANCAST_RANKS_PER_NODE=N         ranks r and s share a node when r / N == s / N,
+//                                     instead of asking MPI (MPI_Comm_split_type)
 // A malformed setting is ignored as if unset, with one warning. MPI-free.
 #pragma once
 
@@ -22,6 +24,7 @@ struct Settings {
   RuleSet rules;                       // LEANCAST_BCAST_RULES
   RuleSet config;                      // the rules of the LEANCAST_CONFIG file
   bool verbose = false;                // LEANCAST_VERBOSE
+  int ranks_per_node = 0;              // LEANCAST_RANKS_PER_NODE; 0: ask MPI
   std::vector<std::string> warnings;   // one per malformed setting, ready to print
 };
 

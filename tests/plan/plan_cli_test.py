@@ -82,18 +82,36 @@ class PlanCli(unittest.TestCase):
     def test_compare_ranks_every_algorithm(self):
         report = plan_json("--compare", "--procs", "64", "--bytes", "4M")
         names = [a["algorithm"] for a in report["algorithms"]]
-        self.assertEqual(len(names), 10)
+        self.assertEqual(len(names), 12)
         self.assertIn("pipeline-chain:64K", names)
+        self.assertIn("circulant", names)
         times = [a["model_seconds"] for a in report["algorithms"]]
         self.assertEqual(times, sorted(times))
         self.assertLessEqual(report["lower_bound_seconds"], times[0])
-        self.assertEqual(report["auto_selects"], "scatter-ring-tuned")
+        self.assertEqual(report["auto_selects"],
+                         plan_json("-a", "auto", "-p", "64", "-b", "4M")["selected_algorithm"])
         # Latency-bound: a tree beats the bandwidth algorithms for one byte.
         small = plan_json("--compare", "--procs", "64", "--bytes", "1", "--alpha", "1e-6", "--beta", "1e-9")
         self.assertNotIn(small["algorithms"][0]["algorithm"], ("linear", "pipeline-chain:64K"))
         table = run("--compare", "--procs", "64", "--bytes", "4M").stdout
         self.assertIn("x_bound", table)
         self.assertIn("knomial:4", table)
+
+    def test_circulant_and_node_aware(self):
+        circulant = plan_json("-a", "circulant:9", "-p", "20", "-b", "9000")
+        self.assertEqual((circulant["steps"], circulant["block_bytes"]), (9 - 1 + 5, 1000))
+        composed = plan_json("-a", "node-aware:binomial/pipeline-chain:1K", "-p", "12", "-b", "4K",
+                             "--ranks-per-node", "4")
+        phases = {p["name"]: p for p in composed["phases"]}
+        self.assertEqual(set(phases), {"inter:bcast", "intra:pipeline"})
+        self.assertEqual(phases["inter:bcast"]["bytes_moved"], 2 * 4096)  # 3 nodes
+        self.assertEqual(phases["intra:pipeline"]["bytes_moved"], 9 * 4096)
+        self.assertEqual(composed["bytes_moved"], 11 * 4096)
+        levels = plan_json("-a", "node-aware", "-p", "12", "-b", "4K", "--ranks-per-node", "4")
+        self.assertNotIn("auto", levels["selected_algorithm"])
+        table = run("-a", "node-aware:binomial/binomial", "-p", "6", "-b", "1K", "--ranks-per-node", "3").stdout
+        self.assertIn("inter:bcast", table)
+        self.assertIn("all<p3", table)  # the second node's leader passes it on within its node
 
     def test_bad_options_fail_clearly(self):
         for args, message in (
@@ -107,6 +125,8 @@ class PlanCli(unittest.TestCase):
             (("--algorithm", "knomial:1", "--procs", "4", "--bytes", "1"), "radix"),
             (("--algorithm", "pipeline-chain:0", "--procs", "4", "--bytes", "1"), "segment"),
             (("--algorithm", "binomial:3", "--procs", "4", "--bytes", "1"), "no parameter"),
+            (("--algorithm", "circulant:0", "--procs", "4", "--bytes", "1"), "block count"),
+            (("--algorithm", "node-aware:mpi/linear", "--procs", "4", "--bytes", "1"), "level"),
             (("--compare", "--algorithm", "opt", "--procs", "4", "--bytes", "1"), "one of them"),
             (("--compare", "--procs", "4", "--bytes", "1", "--alpha-inter", "1"), "--ranks-per-node"),
             (("--compare", "--procs", "4", "--bytes", "1", "--alpha", "-1"), "alpha"),

@@ -24,16 +24,14 @@ TEST(Names, MpiIsAPseudoAlgorithmWithoutSchedule) {
   EXPECT_NE(algorithm_names().find("mpi"), std::string::npos);
 }
 
-TEST(Auto, FollowsMpichWithTheTunedRing) {
-  EXPECT_EQ(select_automatic(7, 1 << 24), Algorithm::binomial);         // P < 8
-  EXPECT_EQ(select_automatic(64, 12287), Algorithm::binomial);          // short
-  EXPECT_EQ(select_automatic(64, 12288), Algorithm::scatter_doubling);  // medium, 2^k
-  EXPECT_EQ(select_automatic(64, 524287), Algorithm::scatter_doubling);
-  EXPECT_EQ(select_automatic(64, 524288), Algorithm::scatter_ring_tuned);  // long
-  EXPECT_EQ(select_automatic(65, 12288), Algorithm::scatter_ring_tuned);   // medium, not 2^k
-  EXPECT_EQ(select_automatic(8, 12288), Algorithm::scatter_doubling);
-  EXPECT_EQ(plan_totals(Algorithm::automatic, {10, 0, 1 << 20}).algorithm,
-            Algorithm::scatter_ring_tuned);
+TEST(Auto, FallbackFollowsMpichWithTheTunedRing) {
+  EXPECT_EQ(select_mpich(7, 1 << 24), Algorithm::binomial);         // P < 8
+  EXPECT_EQ(select_mpich(64, 12287), Algorithm::binomial);          // short
+  EXPECT_EQ(select_mpich(64, 12288), Algorithm::scatter_doubling);  // medium, 2^k
+  EXPECT_EQ(select_mpich(64, 524287), Algorithm::scatter_doubling);
+  EXPECT_EQ(select_mpich(64, 524288), Algorithm::scatter_ring_tuned);  // long
+  EXPECT_EQ(select_mpich(65, 12288), Algorithm::scatter_ring_tuned);   // medium, not 2^k
+  EXPECT_EQ(select_mpich(8, 12288), Algorithm::scatter_doubling);
 }
 
 TEST(BlockLayoutTest, MpichChunkArithmetic) {

@@ -90,7 +90,7 @@ TEST(Pipelines, OneByteSegmentsUpToFortyRanksEveryRoot) {
 TEST(Pipelines, SegmentCountIsCappedSoProgramsStayBounded) {
   // 2^30 one-byte segments would be 2^30 operations per rank; the cap is 2^20 segments.
   const RankSchedule schedule = make_schedule({Algorithm::pipeline_chain, 1}, {3, 0, 1u << 30}, 1);
-  EXPECT_EQ(schedule.layout.block_count(), std::uint64_t{1} << 20);
+  EXPECT_EQ(schedule.layout().block_count(), std::uint64_t{1} << 20);
   const PlanTotals totals = plan_totals({Algorithm::pipeline_chain, 1}, {3, 0, 1u << 30});
   EXPECT_EQ(totals.bytes_moved, std::uint64_t{2} << 30);
   EXPECT_EQ(totals.steps, 1u + (1u << 20));

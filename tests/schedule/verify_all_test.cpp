@@ -83,6 +83,7 @@ std::string test_name(const ::testing::TestParamInfo<AlgorithmSpec>& info) {
   std::string name = to_string(info.param);
   std::replace(name.begin(), name.end(), '-', '_');
   std::replace(name.begin(), name.end(), ':', '_');
+  std::replace(name.begin(), name.end(), '/', '_');
   return name;
 }
 
@@ -104,7 +105,10 @@ INSTANTIATE_TEST_SUITE_P(
                       AlgorithmSpec{Algorithm::two_tree, 64},
                       AlgorithmSpec{Algorithm::knomial, 2}, AlgorithmSpec{Algorithm::knomial, 3},
                       AlgorithmSpec{Algorithm::knomial, 7},
-                      AlgorithmSpec{Algorithm::knomial, 300}),
+                      AlgorithmSpec{Algorithm::knomial, 300},
+                      AlgorithmSpec{Algorithm::circulant, 1},
+                      AlgorithmSpec{Algorithm::circulant, 5},
+                      AlgorithmSpec{Algorithm::circulant, 64}),
     test_name);
 
 TEST(Schedules, ZeroBytesMeansNoTransfers) {

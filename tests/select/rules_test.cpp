@@ -19,8 +19,8 @@ std::string error_of(std::string_view text, bool by_line = false) {
   return result.error;
 }
 
-AlgorithmSpec chosen(const RuleSet& rules, int procs, std::uint64_t bytes) {
-  const Rule* rule = rules.match(procs, bytes);
+AlgorithmSpec chosen(const RuleSet& rules, int procs, std::uint64_t bytes, int ppn = 1) {
+  const Rule* rule = rules.match(procs, bytes, ppn);
   return rule ? rule->algorithm : AlgorithmSpec(Algorithm::mpi);  // mpi: "no rule" in these tests
 }
 
@@ -44,12 +44,22 @@ TEST(Rules, ProcessCountsSuffixesStarsAndSingleValues) {
   EXPECT_EQ(chosen(rules, 9, (1 << 20) + 1), Algorithm::automatic);
 }
 
+TEST(Rules, RanksPerNodeNarrowRules) {
+  const RuleSet rules = parsed("ppn=1 *:pipeline-chain, ppn=2-8 procs=16- 1M-:node-aware:binomial/linear, *:binomial");
+  EXPECT_TRUE(rules.uses_ppn());
+  EXPECT_FALSE(parsed("procs=4 *:linear").uses_ppn());
+  EXPECT_EQ(chosen(rules, 64, 100, 1), Algorithm::pipeline_chain);
+  EXPECT_EQ(chosen(rules, 64, 1 << 20, 8), AlgorithmSpec::node_aware(Algorithm::binomial, Algorithm::linear));
+  EXPECT_EQ(chosen(rules, 8, 1 << 20, 8), Algorithm::binomial);   // procs 8 < 16
+  EXPECT_EQ(chosen(rules, 64, 1 << 20, 9), Algorithm::binomial);  // ppn 9 > 8
+}
+
 TEST(Rules, FirstApplyingRuleWinsAndUncoveredSizesMatchNothing) {
   const RuleSet rules = parsed("100-200:linear,0-1000:hypercube");
   EXPECT_EQ(chosen(rules, 2, 150), Algorithm::linear);
   EXPECT_EQ(chosen(rules, 2, 50), Algorithm::hypercube);
-  EXPECT_EQ(rules.match(2, 1001), nullptr);
-  EXPECT_EQ(parsed("").match(2, 1), nullptr);
+  EXPECT_EQ(rules.match(2, 1001, 1), nullptr);
+  EXPECT_EQ(parsed("").match(2, 1, 1), nullptr);
 }
 
 TEST(Rules, FilesHaveCommentsBlankLinesAndLineNumbers) {
@@ -99,8 +109,9 @@ TEST(Rules, MalformedRulesSayWhereAndWhat) {
             "RULES rule 1 \"12x:linear\": '12x' is not a number (suffixes K, M, G: base 2)");
   EXPECT_EQ(error_of("-5:linear"),
             "RULES rule 1 \"-5:linear\": '' is not a number (suffixes K, M, G: base 2)");
-  EXPECT_EQ(error_of("ppn=2 *:linear"),
-            "RULES rule 1 \"ppn=2 *:linear\": unknown condition 'ppn' (known: bytes, procs)");
+  EXPECT_EQ(error_of("nodes=2 *:linear"),
+            "RULES rule 1 \"nodes=2 *:linear\": unknown condition 'nodes' (known: bytes, procs, ppn)");
+  EXPECT_EQ(error_of("ppn=2 ppn=3:linear"), "RULES rule 1 \"ppn=2 ppn=3:linear\": ppn is given twice");
   EXPECT_EQ(error_of("1-2 3-4:linear"), "RULES rule 1 \"1-2 3-4:linear\": bytes is given twice");
   EXPECT_EQ(error_of("# ok\n*:linear\nprocs=x *:linear", true),
             "RULES line 3 \"procs=x *:linear\": 'x' is not a number (suffixes K, M, G: base 2)");

@@ -1,0 +1,148 @@
+// node-aware: two algorithms composed over a node map. Beyond delivering every byte for
+// any pair of levels, node layout and root, the point is where the bytes go: between
+// nodes only among leaders, within nodes only inside.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include <leancast/analysis.hpp>
+
+namespace leancast {
+namespace {
+
+std::shared_ptr<const NodeMap> scattered_nodes(int procs, int nodes, unsigned seed) {
+  std::mt19937 random(seed);
+  auto map = std::make_shared<NodeMap>(procs);
+  for (int& node : *map) node = static_cast<int>(random() % nodes) * 7;  // any ids
+  return map;
+}
+
+AlgorithmSpec levels(const char* text) {
+  std::string error;
+  const auto spec = parse_algorithm_spec(text, &error);
+  EXPECT_TRUE(spec) << text << ": " << error;
+  return spec.value_or(Algorithm::binomial);
+}
+
+TEST(NodeAware, DeliversWithEveryLevelPairOnBlockNodes) {
+  std::vector<AlgorithmSpec> flat(concrete_algorithms().begin(), concrete_algorithms().end() - 1);
+  flat.push_back(AlgorithmSpec{Algorithm::pipeline_chain, 100});
+  flat.push_back(AlgorithmSpec{Algorithm::circulant, 7});
+  for (const AlgorithmSpec& between : flat) {
+    for (const AlgorithmSpec& within : flat) {
+      const AlgorithmSpec spec = AlgorithmSpec::node_aware(between, within);
+      for (int procs : {1, 2, 7, 12, 23}) {
+        for (int per_node : {1, 3, 4, 24}) {
+          for (int root : {0, procs / 2, procs - 1}) {
+            const BcastShape shape{procs, root, 1001, block_nodes(procs, per_node)};
+            const VerifyReport report = verify_schedule(spec, shape);
+            ASSERT_TRUE(report.ok()) << to_string(spec) << " P=" << procs << " per node "
+                                     << per_node << " root " << root << ": "
+                                     << report.problems.front();
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(NodeAware, DeliversOnScatteredUnevenNodesForEveryRoot) {
+  for (const char* text : {"node-aware", "node-aware:binomial/scatter-ring-tuned",
+                           "node-aware:pipeline-chain:64/circulant:3", "node-aware:two-tree:50/linear"}) {
+    for (int procs = 1; procs <= 30; ++procs) {
+      for (int nodes : {1, 2, 5}) {
+        const auto map = scattered_nodes(procs, nodes, static_cast<unsigned>(procs * 31 + nodes));
+        for (int root = 0; root < procs; ++root) {
+          for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{3000}}) {
+            const VerifyReport report = verify_schedule(levels(text), {procs, root, bytes, map});
+            ASSERT_TRUE(report.ok()) << text << " P=" << procs << " root " << root << ": "
+                                     << report.problems.front();
+          }
+        }
+      }
+    }
+  }
+}
+
+// With whole-message trees between nodes, each node but the root's receives the message
+// exactly once from outside; within-node phases never leave a node.
+TEST(NodeAware, TheMessageEntersEachNodeOnce) {
+  const int procs = 48, per_node = 12;
+  const std::uint64_t bytes = 1 << 20;
+  const BcastShape shape{procs, 17, bytes, block_nodes(procs, per_node)};
+  for (const char* text : {"node-aware:binomial/pipeline-chain", "node-aware:pipeline-chain/scatter-ring"}) {
+    std::uint64_t entering = 0;
+    for (int rank = 0; rank < procs; ++rank) {
+      const RankSchedule schedule = make_schedule(levels(text), shape, rank);
+      for (const Operation& op : expand(schedule)) {
+        const bool crosses = op.peer / per_node != rank / per_node;
+        const bool inter = schedule.phases[op.phase].name.starts_with("inter:");
+        EXPECT_EQ(crosses, inter) << text << " rank " << rank;
+        if (op.direction == Direction::recv && crosses) entering += op.bytes.length;
+      }
+    }
+    EXPECT_EQ(entering, (procs / per_node - 1) * bytes) << text;
+  }
+}
+
+TEST(NodeAware, LevelsLeftToAutoAreResolvedForLeadersAndNodes) {
+  const BcastShape shape{96, 0, 4 << 20, block_nodes(96, 24)};
+  const AlgorithmSpec runs = resolve_automatic(Algorithm::node_aware, shape);
+  EXPECT_EQ(runs.algorithm, Algorithm::node_aware);
+  EXPECT_EQ(AlgorithmSpec(runs.between_nodes), select_automatic(4, 4 << 20, 1));
+  EXPECT_EQ(AlgorithmSpec(runs.within_nodes), select_automatic(24, 4 << 20, 24));
+  EXPECT_EQ(plan_totals(Algorithm::node_aware, shape).algorithm, runs);
+}
+
+TEST(NodeAware, WithoutANodeMapItIsTheWithinNodeAlgorithm) {
+  const BcastShape shape{9, 4, 5000};
+  for (int rank = 0; rank < 9; ++rank) {
+    const auto composed = expand(make_schedule(levels("node-aware:linear/scatter-ring"), shape, rank));
+    const auto plain = expand(make_schedule(Algorithm::scatter_ring, shape, rank));
+    ASSERT_EQ(composed.size(), plain.size());
+    for (std::size_t i = 0; i < plain.size(); ++i) {
+      EXPECT_EQ(composed[i].peer, plain[i].peer);
+      EXPECT_EQ(composed[i].bytes, plain[i].bytes);
+      EXPECT_EQ(composed[i].round, plain[i].round);
+    }
+  }
+}
+
+TEST(NodeAware, NamesParametersAndErrors) {
+  const AlgorithmSpec spec = levels("node-aware:pipeline-chain:256K/knomial:8");
+  EXPECT_EQ(spec.between_nodes, (LevelSpec{Algorithm::pipeline_chain, 256 << 10}));
+  EXPECT_EQ(spec.within_nodes, (LevelSpec{Algorithm::knomial, 8}));
+  EXPECT_EQ(to_string(spec), "node-aware:pipeline-chain:256K/knomial:8");
+  EXPECT_EQ(to_string(AlgorithmSpec(Algorithm::node_aware)), "node-aware:auto/auto");
+  EXPECT_EQ(parse_algorithm_spec("node_aware"), AlgorithmSpec(Algorithm::node_aware));
+  EXPECT_EQ(parse_algorithm_spec(to_string(spec)), spec);
+  const std::pair<const char*, const char*> bad[] = {
+      {"node-aware:binomial", "node-aware: write node-aware:BETWEEN/WITHIN, e.g. "
+                              "node-aware:pipeline-chain/binomial (got 'binomial')"},
+      {"node-aware:mpi/binomial", "node-aware: a level must be a leancast algorithm or auto, not mpi"},
+      {"node-aware:node-aware/binomial", "node-aware: a level cannot be node-aware itself"},
+      {"node-aware:knomial:1/binomial", "knomial: the radix must be an integer from 2 to 1048576"},
+      {"node-aware:binomial/ring", "unknown algorithm 'ring'"},
+  };
+  for (const auto& [text, message] : bad) {
+    std::string error;
+    EXPECT_FALSE(parse_algorithm_spec(text, &error)) << text;
+    EXPECT_EQ(error.substr(0, std::string(message).size()), message) << text;
+  }
+  AlgorithmSpec nested = AlgorithmSpec::node_aware(Algorithm::binomial, Algorithm::binomial);
+  nested.within_nodes = {Algorithm::mpi, 0};
+  EXPECT_NE(parameter_problem(nested), "");
+  EXPECT_THROW(make_schedule(nested, {4, 0, 10}, 0), std::invalid_argument);
+}
+
+TEST(NodeAware, NodeMaps) {
+  EXPECT_EQ(*block_nodes(7, 3), (NodeMap{0, 0, 0, 1, 1, 1, 2}));
+  EXPECT_EQ(ranks_per_node({7, 0, 1, block_nodes(7, 3)}), 3);
+  EXPECT_EQ(ranks_per_node({7, 0, 1}), 7);
+  EXPECT_EQ(ranks_per_node({5, 0, 1, std::make_shared<NodeMap>(NodeMap{4, 9, 4, 4, 9})}), 3);
+  EXPECT_THROW(make_schedule(Algorithm::binomial, {5, 0, 10, block_nodes(4, 2)}, 0),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace leancast
