@@ -40,9 +40,12 @@ struct BcastShape {
 // Nodes laid out in blocks: rank r on node r / ranks_per_node (as launchers place ranks).
 std::shared_ptr<const NodeMap> block_nodes(int procs, int ranks_per_node);
 
-// Ranks on the most populated node (procs when the shape has no node map): the "ranks per
-// node" that auto's tuning table and rules (ppn=) look at.
-int ranks_per_node(const BcastShape& shape);
+struct NodeCounts {
+  int nodes = 1;           // distinct nodes
+  int ranks_per_node = 1;  // ranks on the most populated node: what auto and ppn= rules see
+};
+// Counted from the shape's node map; without one, all procs ranks on one node.
+NodeCounts node_counts(const BcastShape& shape);
 
 struct ByteRange {
   std::uint64_t offset = 0;

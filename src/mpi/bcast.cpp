@@ -92,14 +92,15 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   };
   const Decision decision = decide(process_settings(), requested, size, info.bytes, nodes);
   if (rc != MPI_SUCCESS) return raise_code(comm, rc);
-  record_bcast(decision, size, info.bytes);
   if (decision.algorithm == Algorithm::mpi) {
+    record_bcast(decision, size, info.bytes);
     return pass_to_mpi(call.buf, call.count, call.type, call.root, comm);
   }
-  if (!moves_data) return MPI_SUCCESS;
-  if (state == nullptr && (rc = private_comm(comm, state)) != MPI_SUCCESS) {
+  if (moves_data && state == nullptr && (rc = private_comm(comm, state)) != MPI_SUCCESS) {
     return raise_code(comm, rc);
   }
+  record_bcast(decision, size, info.bytes, state != nullptr ? state->nodes() : nullptr);
+  if (!moves_data) return MPI_SUCCESS;
   const auto program = state->program(decision.algorithm, call.root, info.bytes);
   ByteBuffer bytes;
   const bool is_root = state->rank() == call.root;

@@ -13,10 +13,15 @@ const char* log_name = "leancast";
 
 void set_log_name(const char* name) { log_name = name; }
 
+// Asked once, at the first message (during a broadcast): the summary prints from
+// MPI_Finalize, where SMPI no longer answers MPI_Comm_rank.
 bool is_world_rank0() {
-  int rank = -1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank == 0;
+  static const bool rank0 = [] {
+    int rank = -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank == 0;
+  }();
+  return rank0;
 }
 
 void rank0_print(std::string_view line) {

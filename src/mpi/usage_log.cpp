@@ -27,11 +27,18 @@ std::map<AlgorithmSpec, Totals> totals;
 std::atomic<std::uint64_t> comms_created{0};
 std::atomic<std::uint64_t> comms_freed{0};
 
-std::string describe(const Decision& decision, int procs, std::uint64_t bytes) {
+std::string describe(const Decision& decision, int procs, std::uint64_t bytes,
+                     const std::shared_ptr<const NodeMap>& nodes) {
   std::string line = "P=" + std::to_string(procs) + " bytes=" + std::to_string(bytes) + ": " +
                      to_string(decision.algorithm) + " (";
   if (decision.named != decision.algorithm) line += to_string(decision.named) + ", ";
-  return line + "by " + std::string(decision.by) + ")";
+  line += "by " + std::string(decision.by) + ")";
+  if (nodes) {
+    const NodeCounts counts = node_counts({procs, 0, bytes, nodes});
+    line += " on " + std::to_string(counts.nodes) + " node(s), up to " +
+            std::to_string(counts.ranks_per_node) + " ranks each";
+  }
+  return line;
 }
 
 std::string summary() {
@@ -58,7 +65,8 @@ int print_summary(MPI_Comm, int, void*, void*) {
 
 }  // namespace
 
-void record_bcast(const Decision& decision, int procs, std::uint64_t bytes) {
+void record_bcast(const Decision& decision, int procs, std::uint64_t bytes,
+                  const std::shared_ptr<const NodeMap>& nodes) {
   if (!process_settings().verbose) return;
   install_summary_hook();
   bool first = false;
@@ -69,7 +77,7 @@ void record_bcast(const Decision& decision, int procs, std::uint64_t bytes) {
     t.bytes += bytes;
     first = logged.emplace(procs, bytes, decision.algorithm).second;
   }
-  if (first) rank0_print(describe(decision, procs, bytes));
+  if (first) rank0_print(describe(decision, procs, bytes, nodes));
 }
 
 void count_private_comm(bool created) { ++(created ? comms_created : comms_freed); }
@@ -78,6 +86,7 @@ void install_summary_hook() {
   if (!process_settings().verbose) return;
   static std::once_flag once;
   std::call_once(once, [] {
+    is_world_rank0();  // asks MPI now; at MPI_Finalize SMPI would no longer answer
     int keyval = MPI_KEYVAL_INVALID;
     if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, print_summary, &keyval, nullptr) ==
         MPI_SUCCESS) {

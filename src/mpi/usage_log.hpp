@@ -5,13 +5,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "select/decide.hpp"
 
 namespace leancast::detail {
 
-// Counts one broadcast this rank took part in (bytes: count * type size).
-void record_bcast(const Decision& decision, int procs, std::uint64_t bytes);
+// Counts one broadcast this rank took part in (bytes: count * type size); `nodes`, where
+// known, is where the communicator's ranks run (the log line says how many nodes).
+void record_bcast(const Decision& decision, int procs, std::uint64_t bytes,
+                  const std::shared_ptr<const NodeMap>& nodes = nullptr);
 
 // Counts private communicators (private_comm.hpp) as they are created and freed.
 void count_private_comm(bool created);

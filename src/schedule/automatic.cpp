@@ -9,9 +9,7 @@
 // otherwise, where leancast runs the paper's tuned ring instead of the enclosed one.
 // MPICH compares with '<', so 12288 bytes is already a medium message (the paper's
 // Figure 7 measures the rings there) and 524288 a long one.
-#include <algorithm>
 #include <bit>
-#include <map>
 
 #include <leancast/schedule.hpp>
 
@@ -70,22 +68,16 @@ AlgorithmSpec select_automatic(int procs, std::uint64_t bytes, int ranks_per_nod
 
 AlgorithmSpec resolve_automatic(const AlgorithmSpec& spec, const BcastShape& shape) {
   AlgorithmSpec runs = spec.algorithm == Algorithm::automatic
-                           ? select_automatic(shape.procs, shape.bytes, ranks_per_node(shape))
+                           ? select_automatic(shape.procs, shape.bytes,
+                                              node_counts(shape).ranks_per_node)
                            : spec;
   if (runs.algorithm != Algorithm::node_aware) return runs;
-  std::map<int, int> ranks_on;
-  if (shape.nodes) {
-    for (int node : *shape.nodes) ++ranks_on[node];
-  } else {
-    ranks_on[0] = shape.procs;
-  }
-  const auto nodes = static_cast<int>(ranks_on.size());
-  const int largest = ranks_per_node(shape);
+  const NodeCounts counts = node_counts(shape);
   if (runs.between_nodes.algorithm == Algorithm::automatic) {
-    runs.between_nodes = flat_choice(nodes, shape.bytes, 1);
+    runs.between_nodes = flat_choice(counts.nodes, shape.bytes, 1);
   }
   if (runs.within_nodes.algorithm == Algorithm::automatic) {
-    runs.within_nodes = flat_choice(largest, shape.bytes, largest);
+    runs.within_nodes = flat_choice(counts.ranks_per_node, shape.bytes, counts.ranks_per_node);
   }
   return runs;
 }

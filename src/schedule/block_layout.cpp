@@ -12,12 +12,12 @@ std::shared_ptr<const NodeMap> block_nodes(int procs, int ranks_per_node) {
   return nodes;
 }
 
-int ranks_per_node(const BcastShape& shape) {
-  if (!shape.nodes) return shape.procs;
+NodeCounts node_counts(const BcastShape& shape) {
+  if (!shape.nodes) return {1, shape.procs};
   std::map<int, int> count;
   int most = 0;
   for (int node : *shape.nodes) most = std::max(most, ++count[node]);
-  return most;
+  return {static_cast<int>(count.size()), most};
 }
 
 BlockLayout::BlockLayout(std::uint64_t total_bytes, std::uint64_t block_count)

@@ -29,7 +29,7 @@ class Situation {
   }
 
   const Rule* match(const RuleSet& rules) {
-    const int ppn = rules.uses_ppn() ? ranks_per_node(with_nodes()) : 0;
+    const int ppn = rules.uses_ppn() ? node_counts(with_nodes()).ranks_per_node : 0;
     return rules.match(shape_.procs, shape_.bytes, ppn);
   }
 

@@ -137,9 +137,13 @@ TEST(NodeAware, NamesParametersAndErrors) {
 
 TEST(NodeAware, NodeMaps) {
   EXPECT_EQ(*block_nodes(7, 3), (NodeMap{0, 0, 0, 1, 1, 1, 2}));
-  EXPECT_EQ(ranks_per_node({7, 0, 1, block_nodes(7, 3)}), 3);
-  EXPECT_EQ(ranks_per_node({7, 0, 1}), 7);
-  EXPECT_EQ(ranks_per_node({5, 0, 1, std::make_shared<NodeMap>(NodeMap{4, 9, 4, 4, 9})}), 3);
+  const auto counts = [](const BcastShape& shape) {
+    const NodeCounts c = node_counts(shape);
+    return std::pair(c.nodes, c.ranks_per_node);
+  };
+  EXPECT_EQ(counts({7, 0, 1, block_nodes(7, 3)}), std::pair(3, 3));
+  EXPECT_EQ(counts({7, 0, 1}), std::pair(1, 7));
+  EXPECT_EQ(counts({5, 0, 1, std::make_shared<NodeMap>(NodeMap{4, 9, 4, 4, 9})}), std::pair(2, 3));
   EXPECT_THROW(make_schedule(Algorithm::binomial, {5, 0, 10, block_nodes(4, 2)}, 0),
                std::invalid_argument);
 }

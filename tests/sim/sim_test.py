@@ -2,7 +2,11 @@
 """SMPI tests: leancast at process counts real MPI cannot reach on this machine.
 
 1. Every algorithm delivers every byte at P = 33 and P = 64 on the hornet model (a
-   broadcast larger than P chunks and one smaller than P, so some chunks are empty).
+   broadcast larger than P chunks and one smaller than P, so some chunks are empty), with
+   one simulated host per node (MPI_Comm_split_type sees 24-rank nodes: node-aware
+   broadcasts have two or three nodes) and, at P = 33, one host per core.
+1b. leancast finds the nodes SMPI simulates: its verbose log names 3 nodes of up to 24
+   ranks at P = 64 with node hosts, 64 nodes of one rank with core hosts.
 2. Bad options are refused with a message (unknown platform, too many ranks per node,
    an SMPI or leancast algorithm that does not exist).
 3. Simulations are deterministic: two identical leancast-sim runs give identical times.
@@ -20,18 +24,31 @@ import tempfile
 # Every algorithm, some with a parameter, auto, and SMPI's own MPI_Bcast.
 ALGORITHMS = ["linear", "binomial", "hypercube", "scatter-doubling", "scatter-ring",
               "scatter-ring-tuned", "pipeline-chain", "pipeline-chain:8K",
-              "pipeline-binary-tree", "two-tree", "knomial", "knomial:3", "auto", "mpi"]
+              "pipeline-binary-tree", "two-tree", "knomial", "knomial:3", "circulant",
+              "circulant:9", "node-aware", "node-aware:pipeline-chain:8K/binomial",
+              "node-aware:circulant/scatter-ring-tuned", "auto", "mpi"]
 
 
-def check_data(sim, bcast_check, procs, size):
-    done = subprocess.run([sim, "--platform", "hornet", "--procs", str(procs), "--run",
+def check_data(sim, bcast_check, procs, size, layout=()):
+    done = subprocess.run([sim, "--platform", "hornet", "--procs", str(procs), *layout, "--run",
                            bcast_check, str(size)] + ALGORITHMS,
                           capture_output=True, text=True, timeout=300)
     rows = [line.split() for line in done.stdout.splitlines()[1:] if line.strip()]
     ok = [row[0] for row in rows if len(row) >= 3 and row[2] == "ok"]
     if done.returncode != 0 or ok != ALGORITHMS:
-        sys.exit(f"FAILED: P={procs} {size} bytes: {done.stdout}{done.stderr}")
-    print(f"P={procs:3} {size:8} bytes: every byte right with {', '.join(ok)}")
+        sys.exit(f"FAILED: P={procs} {size} bytes {' '.join(layout)}: {done.stdout}{done.stderr}")
+    print(f"P={procs:3} {size:8} bytes {' '.join(layout)}: every byte right with {', '.join(ok)}")
+
+
+def check_nodes(sim, bcast_check, layout, expected):
+    env = dict(os.environ, LEANCAST_VERBOSE="1")
+    done = subprocess.run([sim, "--platform", "hornet", "--procs", "64", *layout, "--run",
+                           bcast_check, "5000", "node-aware"],
+                          capture_output=True, text=True, timeout=300, env=env)
+    if done.returncode != 0 or expected not in done.stderr:
+        sys.exit(f"FAILED: {' '.join(layout) or 'node hosts'}: expected '{expected}' in the "
+                 f"verbose log:\n{done.stdout}{done.stderr}")
+    print(f"{' '.join(layout) or 'node hosts'}: leancast sees {expected}")
 
 
 def simulate(sim, out):
@@ -66,6 +83,9 @@ def main(sim, bcast_check):
     for procs in (33, 64):
         for size in (1000003, procs - 7):
             check_data(sim, bcast_check, procs, size)
+    check_data(sim, bcast_check, 33, 1000003, ("--core-hosts",))
+    check_nodes(sim, bcast_check, (), "on 3 node(s), up to 24 ranks each")
+    check_nodes(sim, bcast_check, ("--core-hosts",), "on 64 node(s), up to 1 ranks each")
     with tempfile.TemporaryDirectory() as tmp:
         first = simulate(sim, os.path.join(tmp, "first.json"))
         second = simulate(sim, os.path.join(tmp, "second.json"))

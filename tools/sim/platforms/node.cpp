@@ -9,19 +9,51 @@ namespace sg4 = simgrid::s4u;
 
 namespace leancast::sim {
 
+std::string node_host_name(unsigned long node) { return "node-" + std::to_string(node); }
+
 std::string core_host_name(unsigned long node, int core) {
-  return "node-" + std::to_string(node) + "-core-" + std::to_string(core);
+  return node_host_name(node) + "-core-" + std::to_string(core);
 }
+
+bool hosts_are_cores() {
+  const char* value = std::getenv("LEANCAST_SIM_HOSTS");
+  return value != nullptr && std::string(value) == "cores";
+}
+
+namespace {
+
+// The node as one host of `model.cores` cores. A FATPIPE link caps each message at one
+// core's copy bandwidth without making the ranks share it (each has its own core); the
+// loopback route crosses it as the core-host layout crosses two core links.
+void add_node_host(sg4::NetZone* zone, unsigned long node, const NodeModel& model,
+                   const sg4::Link* bus) {
+  const std::string name = node_host_name(node);
+  const sg4::Host* host = zone->create_host(name, 1e9)->set_core_count(model.cores)->seal();
+  const auto copy_limit = [&](const std::string& link, double latency) {
+    return zone->create_link(link, model.core_bandwidth)
+        ->set_latency(latency)
+        ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
+        ->seal();
+  };
+  const sg4::Link* core = copy_limit(name + "-core", model.core_latency);
+  const sg4::Link* loop = copy_limit(name + "-loopback", 2 * model.core_latency);
+  zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
+                  {sg4::LinkInRoute{core}, sg4::LinkInRoute{bus}}, true);
+  zone->add_route(host->get_netpoint(), host->get_netpoint(), nullptr, nullptr,
+                  {sg4::LinkInRoute{loop}, sg4::LinkInRoute{bus}}, false);
+}
+
+}  // namespace
 
 std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoint*> build_node(
     sg4::NetZone* parent, unsigned long node, const NodeModel& model) {
-  const std::string name = "node-" + std::to_string(node);
+  const std::string name = node_host_name(node);
   auto* zone = sg4::create_star_zone(name);
   zone->set_parent(parent);
   const sg4::Link* bus = zone->create_link(name + "-memory", model.memory_bandwidth)
                              ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
                              ->seal();
-  for (int core = 0; core < model.cores; ++core) {
+  for (int core = 0; hosts_are_cores() && core < model.cores; ++core) {
     const sg4::Host* host = zone->create_host(core_host_name(node, core), 1e9)->seal();
     const sg4::Link* link =
         zone->create_split_duplex_link(core_host_name(node, core), model.core_bandwidth)
@@ -30,6 +62,7 @@ std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoin
     zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
                     {{link, sg4::LinkInRoute::Direction::UP}, sg4::LinkInRoute{bus}}, true);
   }
+  if (!hosts_are_cores()) add_node_host(zone, node, model, bus);
   auto* gateway = zone->create_router(name + "-nic");
   const sg4::Link* nic = zone->create_split_duplex_link(name + "-nic", model.nic_bandwidth)
                              ->set_latency(model.nic_latency)

@@ -1,5 +1,12 @@
-// One compute node of a simulated platform: its cores are SimGrid hosts (one MPI rank
-// each) behind a shared memory bus, and a network interface leads to the interconnect.
+// One compute node of a simulated platform: its ranks share a memory bus, and a network
+// interface leads to the interconnect. Two ways to lay it out (LEANCAST_SIM_HOSTS):
+//   nodes (default): the node is one SimGrid host with one core per rank, so SMPI's
+//          MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) and its SMP-aware collectives see
+//          the node; messages between its ranks take the host's loopback route;
+//   cores: every core is a host of its own (one rank each), as the paper reproduction
+//          ran; MPI then sees one rank per node.
+// Both give a message the same links: a per-rank copy limit, the bus, and the NIC when it
+// leaves the node.
 #pragma once
 
 #include <simgrid/s4u/NetZone.hpp>
@@ -18,16 +25,21 @@ struct NodeModel {
   double nic_latency = 0;       // s, per network interface crossed
 };
 
-// Host name of `core` on node `node`: "node-<node>-core-<core>". leancast-sim writes
-// the same names into smpirun's host file.
+// Host names, as leancast-sim writes them into smpirun's host file: "node-<node>" for a
+// node host, "node-<node>-core-<core>" for a core host.
+std::string node_host_name(unsigned long node);
 std::string core_host_name(unsigned long node, int core);
+
+// Whether LEANCAST_SIM_HOSTS (set by leancast-sim) asks for one host per core.
+bool hosts_are_cores();
 
 // Builds node `node` inside `parent`; returns the node zone's netpoint and its gateway,
 // as SimGrid's cluster builders (ClusterCallbacks::netpoint) expect.
 //
-// Routes: a message between two cores of one node crosses the sender's core link, the
-// memory bus twice (a copy reads and writes the node's memory) and the receiver's core
-// link; a message leaving the node crosses its core link, the bus once and the NIC.
+// Routes: a message between two ranks of one node crosses the sender's core link, the
+// memory bus and the receiver's core link; a message leaving the node crosses its core
+// link, the bus and the NIC. (SimGrid counts a link once per route, so the bus is
+// loaded once per message; its bandwidth is fitted with that in mind, see hornet.cpp.)
 std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoint*> build_node(
     simgrid::s4u::NetZone* parent, unsigned long node, const NodeModel& model);
 
