@@ -9,7 +9,10 @@ if(TARGET ${LEANCAST_PMPI})
   install(TARGETS ${LEANCAST_PMPI} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()
 install(TARGETS leancast-plan leancast-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(PROGRAMS tools/report/leancast-report DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(PROGRAMS tools/report/leancast-report tools/tune/leancast-tune
+        DESTINATION ${CMAKE_INSTALL_BINDIR})
+# auto's built-in table, as a starting point for a LEANCAST_CONFIG file of one's own.
+install(FILES data/auto.rules DESTINATION ${CMAKE_INSTALL_DATADIR}/leancast)
 install(DIRECTORY include/leancast DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 set(LEANCAST_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/leancast)

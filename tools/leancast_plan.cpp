@@ -42,14 +42,14 @@ void print_steps(const AlgorithmSpec& algorithm, const BcastShape& shape) {
   std::map<std::uint32_t, std::vector<std::string>> cells;
   std::map<std::uint32_t, std::string> phase_of_round;
   std::vector<std::string> held_after_first(shape.procs);
+  // The root takes part in every phase (node-aware: non-leaders skip the between-node ones).
   std::vector<std::string> phases;
+  for (const leancast::Phase& phase : leancast::make_schedule(algorithm, shape, shape.root).phases) {
+    phases.push_back(phase.name);
+  }
   for (int rank = 0; rank < shape.procs; ++rank) {
     const leancast::RankSchedule schedule = leancast::make_schedule(algorithm, shape, rank);
-    if (schedule.phases.size() > phases.size()) {
-      phases.clear();
-      for (const leancast::Phase& phase : schedule.phases) phases.push_back(phase.name);
-    }
-    const std::uint64_t blocks = schedule.layout(0).block_count();
+    std::uint64_t blocks = schedule.layout(0).block_count();
     std::uint64_t low = rank == shape.root ? 0 : blocks, high = rank == shape.root ? blocks : 0;
     for (const leancast::Operation& op : leancast::expand(schedule)) {
       if (op.direction != leancast::Direction::recv) continue;
@@ -60,7 +60,8 @@ void print_steps(const AlgorithmSpec& algorithm, const BcastShape& shape) {
       cell += blocks_label(op.first_block, op.block_span, schedule.layout(op.phase).block_count()) +
               fmt::format("<p{}", op.peer);
       phase_of_round[op.round] = schedule.phases[op.phase].name;
-      if (op.phase == 0) {
+      if (schedule.phases[op.phase].name == phases.front()) {
+        blocks = schedule.layout(op.phase).block_count();
         low = std::min(low, op.first_block);
         high = std::max(high, op.first_block + op.block_span);
       }

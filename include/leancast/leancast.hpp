@@ -3,7 +3,10 @@
 
 #include <mpi.h>
 
+#include <memory>
+
 #include <leancast/algorithm.hpp>
+#include <leancast/schedule.hpp>
 
 namespace leancast {
 
@@ -19,5 +22,11 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, Algo
 // bad parameter (segment size 0, radix below 2) is an MPI_ERR_ARG error.
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
           const AlgorithmSpec& algorithm);
+
+// Where the ranks of the intracommunicator `comm` run, as leancast's node-aware broadcast
+// and auto see it: node_of[rank], from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) or
+// LEANCAST_RANKS_PER_NODE. Collective the first time per communicator (it sets up the
+// private communicator of the first broadcast). Returns an MPI error code.
+int node_map(MPI_Comm comm, std::shared_ptr<const NodeMap>& nodes);
 
 }  // namespace leancast

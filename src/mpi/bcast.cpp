@@ -132,6 +132,17 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   return detail::bcast({buf, count, type, root, comm}, std::nullopt);
 }
 
+int node_map(MPI_Comm comm, std::shared_ptr<const NodeMap>& nodes) {
+  int inter = 0;
+  if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
+    return MPI_ERR_COMM;
+  }
+  detail::PrivateComm* state = nullptr;
+  if (int rc = detail::private_comm(comm, state); rc != MPI_SUCCESS) return rc;
+  nodes = state->nodes();
+  return MPI_SUCCESS;
+}
+
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, Algorithm algorithm) {
   return detail::bcast({buf, count, type, root, comm}, AlgorithmSpec(algorithm));
 }

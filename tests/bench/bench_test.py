@@ -13,7 +13,7 @@ PROCS, BENCH, REPORT, *LAUNCHER = sys.argv[1:]
 del sys.argv[1:]
 ALGORITHMS = ["linear", "binomial", "hypercube", "scatter-doubling", "scatter-ring",
               "scatter-ring-tuned", "knomial:3", "pipeline-chain:4K", "pipeline-binary-tree",
-              "auto", "mpi"]
+              "circulant:3", "node-aware:pipeline-chain:4K/binomial", "auto", "mpi"]
 
 
 def bench(*args, procs=PROCS, timeout=240):

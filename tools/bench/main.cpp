@@ -11,6 +11,8 @@
 #include <numeric>
 #include <random>
 
+#include <leancast/leancast.hpp>
+
 #include "environment.hpp"
 #include "measure.hpp"
 #include "options.hpp"
@@ -63,7 +65,9 @@ class Progress {
 int run_bench(const Options& options, int rank, int procs) {
   std::ofstream json, csv;
   if (!open_outputs(options, rank, json, csv)) return 2;
-  BenchRun run{options, procs, describe_environment(MPI_COMM_WORLD), {}, 0};
+  std::shared_ptr<const leancast::NodeMap> nodes;
+  leancast::node_map(MPI_COMM_WORLD, nodes);
+  BenchRun run{options, procs, nodes, describe_environment(MPI_COMM_WORLD), {}, 0};
   const std::size_t algorithms = options.algorithms.size(), sizes = options.sizes.size();
   std::vector<Broadcaster> broadcasters;
   for (const std::string& name : options.algorithms) {

@@ -11,7 +11,22 @@ namespace {
 unsigned char pattern(int root, int salt, std::uint64_t i) {
   return static_cast<unsigned char>(i * 7 + (i >> 11) + root * 31 + salt * 13 + 1);
 }
+
+unsigned char* allocate_buffer(std::uint64_t bytes, bool shared) {
+#ifdef LEANCAST_SMPI
+  if (shared) return static_cast<unsigned char*>(SMPI_SHARED_MALLOC(bytes));
+#endif
+  (void)shared;
+  return new unsigned char[bytes]();
+}
 }  // namespace
+
+void CellRunner::Release::operator()(unsigned char* buffer) const {
+#ifdef LEANCAST_SMPI
+  if (shared) return SMPI_SHARED_FREE(buffer);
+#endif
+  delete[] buffer;
+}
 
 Broadcaster::Broadcaster(const std::string& name)
     : mpi_(name == "mpi"),
@@ -23,7 +38,10 @@ int Broadcaster::operator()(void* buf, int bytes, int root, MPI_Comm comm) const
 }
 
 CellRunner::CellRunner(const Options& options, MPI_Comm comm, std::uint64_t max_bytes)
-    : options_(options), comm_(comm), buffer_(std::max<std::uint64_t>(max_bytes, 1)) {
+    : options_(options),
+      comm_(comm),
+      buffer_(allocate_buffer(std::max<std::uint64_t>(max_bytes, 1), options.shared_buffer),
+              Release{options.shared_buffer}) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &procs_);
 }
@@ -43,9 +61,10 @@ std::uint64_t CellRunner::count_wrong(int bytes, int root, int salt) const {
 }
 
 std::uint64_t CellRunner::verify(const Broadcaster& bcast, int bytes, int salt) {
+  if (options_.shared_buffer) return 0;
   const int root = root_of(0);
   prepare(bytes, root, salt);
-  std::uint64_t wrong = bcast(buffer_.data(), bytes, root, comm_) == MPI_SUCCESS
+  std::uint64_t wrong = bcast(buffer_.get(), bytes, root, comm_) == MPI_SUCCESS
                             ? count_wrong(bytes, root, salt)
                             : static_cast<std::uint64_t>(bytes) + 1;
   std::uint64_t total = 0;
@@ -54,7 +73,7 @@ std::uint64_t CellRunner::verify(const Broadcaster& bcast, int bytes, int salt) 
 }
 
 CellTiming CellRunner::time(const Broadcaster& bcast, int bytes, int salt) {
-  for (int i = 0; i < options_.warmup; ++i) bcast(buffer_.data(), bytes, root_of(i), comm_);
+  for (int i = 0; i < options_.warmup; ++i) bcast(buffer_.get(), bytes, root_of(i), comm_);
   return options_.method == Method::paper ? time_paper(bcast, bytes, salt)
                                           : time_osu(bcast, bytes, salt);
 }
@@ -68,7 +87,7 @@ CellTiming CellRunner::time_paper(const Broadcaster& bcast, int bytes, int salt)
   for (int i = 0; i < options_.iterations; ++i) {
     const int root = root_of(i);
     if (options_.check) prepare(bytes, root, salt + i);
-    bcast(buffer_.data(), bytes, root, comm_);
+    bcast(buffer_.get(), bytes, root, comm_);
     if (options_.check) wrong += count_wrong(bytes, root, salt + i);
   }
   const double local = MPI_Wtime() - start;
@@ -90,7 +109,7 @@ CellTiming CellRunner::time_osu(const Broadcaster& bcast, int bytes, int salt) {
     if (options_.check) prepare(bytes, root, salt + i);
     MPI_Barrier(comm_);
     const double start = MPI_Wtime();
-    bcast(buffer_.data(), bytes, root, comm_);
+    bcast(buffer_.get(), bytes, root, comm_);
     local[i] = MPI_Wtime() - start;
     if (options_.check) wrong += count_wrong(bytes, root, salt + i);
   }

@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,8 @@ struct CellTiming {
 class CellRunner {
  public:
   CellRunner(const Options& options, MPI_Comm comm, std::uint64_t max_bytes);
-  // One checked broadcast; returns the number of wrong bytes over all ranks.
+  // One checked broadcast; returns the number of wrong bytes over all ranks (0 with a
+  // shared buffer, which cannot be checked).
   std::uint64_t verify(const Broadcaster& bcast, int bytes, int salt);
   CellTiming time(const Broadcaster& bcast, int bytes, int salt);
 
@@ -46,11 +48,17 @@ class CellRunner {
   CellTiming time_paper(const Broadcaster& bcast, int bytes, int salt);
   CellTiming time_osu(const Broadcaster& bcast, int bytes, int salt);
 
+  // Frees what allocate_buffer made: SMPI's shared allocation or an ordinary array.
+  struct Release {
+    bool shared = false;
+    void operator()(unsigned char* buffer) const;
+  };
+
   const Options& options_;
   MPI_Comm comm_;
   int rank_ = 0;
   int procs_ = 1;
-  std::vector<unsigned char> buffer_;
+  std::unique_ptr<unsigned char[], Release> buffer_;
 };
 
 }  // namespace leancast::bench

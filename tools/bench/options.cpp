@@ -98,6 +98,9 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
                  "latency")
       ->check(CLI::IsMember({"paper", "osu"}))->capture_default_str();
   app.add_flag("--check", o.check, "verify the data after every timed broadcast (slower)");
+  app.add_flag("--shared-buffer", o.shared_buffer,
+               "SMPI only: all simulated ranks share one buffer (SMPI_SHARED_MALLOC), so that "
+               "thousands of ranks fit in memory; the data is then not checked");
   std::string preset_help = "paper grid:";
   for (const Preset& p : presets()) preset_help += fmt::format(" {} = {};", p.name, p.what);
   auto* preset = app.add_option("--preset", o.preset, preset_help);
@@ -117,6 +120,10 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   }
 
   o.method = method == "osu" ? Method::osu : Method::paper;
+#ifndef LEANCAST_SMPI
+  if (o.shared_buffer) return failure("--shared-buffer needs the SMPI build (LEANCAST_MPI=smpi)");
+#endif
+  if (o.shared_buffer && o.check) return failure("--check cannot check a shared buffer");
   for (const std::string& name : split(algorithms, ',')) {
     std::string error;
     if (name != "mpi" && !parse_algorithm_spec(name, &error)) return failure(error);

@@ -21,6 +21,7 @@ struct Options {
   std::string baseline = "scatter-ring";
   Method method = Method::paper;
   bool check = false;
+  bool shared_buffer = false;  // SMPI: one buffer for all simulated ranks, data unchecked
   bool quiet = false;
   std::string preset;
   std::string json_path;

@@ -45,7 +45,7 @@ nlohmann::ordered_json algorithm_parameters(const BenchRun& run) {
     const auto algorithm = parse_algorithm_spec(name);
     if (!algorithm || algorithm->algorithm == Algorithm::mpi) continue;  // the MPI library's: no plan
     for (std::uint64_t bytes : run.options.sizes) {
-      const PlanTotals plan = plan_totals(*algorithm, {run.procs, 0, bytes});
+      const PlanTotals plan = plan_totals(*algorithm, {run.procs, 0, bytes, run.nodes});
       parameters.push_back({{"algorithm", name},
                             {"bytes", bytes},
                             {"selected_algorithm", to_string(plan.algorithm)},
@@ -138,6 +138,7 @@ nlohmann::ordered_json to_json(const BenchRun& run) {
         {"reps", o.reps},
         {"root", o.rotate_root ? nlohmann::ordered_json("rotate") : nlohmann::ordered_json(o.root)},
         {"check", o.check},
+        {"shared_buffer", o.shared_buffer},
         {"preset", o.preset},
         {"seed", o.seed},
         {"command_line", o.command_line}}},

@@ -3,9 +3,12 @@
 
 #include <cstdint>
 #include <string>
+#include <memory>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include <leancast/schedule.hpp>
 
 #include "measure.hpp"
 #include "options.hpp"
@@ -39,6 +42,7 @@ struct CellSummary {
 struct BenchRun {
   Options options;
   int procs = 1;
+  std::shared_ptr<const NodeMap> nodes;  // as leancast sees them: what auto chooses by
   nlohmann::ordered_json environment;
   std::vector<Cell> cells;    // algorithm-major, in the order of options.algorithms x sizes
   double wall_seconds = 0;
