@@ -88,7 +88,9 @@ TEST(Circulant, OnlyTheLastBlockIsEverReceivedTwice) {
           if (op.direction == Direction::recv) ++received[op.first_block];
         }
         for (const auto& [block, times] : received) {
-          if (block + 1 < blocks) EXPECT_EQ(times, 1) << "P=" << procs << " block " << block;
+          if (block + 1 < blocks) {
+            EXPECT_EQ(times, 1) << "P=" << procs << " block " << block;
+          }
         }
       }
     }
