@@ -4,8 +4,8 @@
 # them). Sections, in the table's order (the first matching rule wins):
 #   ppn1     hornet model, one rank per node, P = 16, 64, 256          (ppn=1)
 #   real2    real Open MPI on this machine, 2 ranks on 2 cores         (procs=2)
-#   node     hornet model, one node, P = 8 and 24                      (procs 3-24 on one node)
-#   nodes    hornet model, 24 ranks per node, P = 64 and 256           (procs 25-511)
+#   node     hornet model, one node, P = 8, 16 and 24                  (procs 3-24 on one node)
+#   nodes    hornet model, 24 ranks per node, P = 33, 64, 129 and 256  (procs 25-511)
 #   nodes1k  hornet model, 24 ranks per node, P = 1024, fewer candidates (procs 512-)
 # Usage: scripts/auto-table.sh [SECTION...]   (default: all, then the table is assembled)
 #        scripts/auto-table.sh rules          (no measuring: rules again from the JSONs)
@@ -23,11 +23,11 @@ sections=("$@")
 # the node-aware pairs, at every other size of the grid: the O(P^2) ring, the recursive
 # doubling and the flat circulant (24 ranks of a node sharing one NIC) lost everywhere
 # before, and each simulation here takes minutes.
-large="binomial,knomial:8,pipeline-chain:8K,pipeline-chain:16K,pipeline-binary-tree:16K"
+large="binomial,knomial:8,pipeline-chain:16K,pipeline-binary-tree:16K"
 large+=",pipeline-binary-tree,two-tree:16K,two-tree,node-aware:binomial/binomial"
 large+=",node-aware:knomial:8/binomial,node-aware:pipeline-binary-tree:16K/binomial"
 large+=",node-aware:pipeline-chain:16K/pipeline-chain:16K,node-aware:two-tree/pipeline-chain"
-large+=",node-aware:circulant/pipeline-chain"
+large+=",node-aware:circulant/pipeline-chain,node-aware:two-tree:16K/linear"
 
 # Per section: the build that measures, what the rules claim, and how it measures.
 declare -A flavor rules measure
@@ -36,11 +36,11 @@ measure[ppn1]="--sim hornet --ranks-per-node 1 --procs 16,64,256"
 flavor[real2]=openmpi; rules[real2]="--procs-cover 2-2 --ppn 2"
 measure[real2]="--procs 2 --iterations 20 --reps 7"
 flavor[node]=smpi;   rules[node]="--procs-cover 3-24 --ppn 3-24"
-measure[node]="--sim hornet --procs 8,24"
+measure[node]="--sim hornet --procs 8,16,24"
 flavor[nodes]=smpi;  rules[nodes]="--procs-cover 25-511 --ppn 2-"
-measure[nodes]="--sim hornet --procs 64,256"
+measure[nodes]="--sim hornet --procs 33,64,129,256"
 flavor[nodes1k]=smpi; rules[nodes1k]="--procs-cover 512- --ppn 2-"
-measure[nodes1k]="--sim hornet --procs 1024 --candidates $large --sizes 8,4K,32K,256K,1M,4M,16M --shared-buffer"
+measure[nodes1k]="--sim hornet --procs 1024 --candidates $large --sizes 8,4K,30000,150000,1000000,3000000,16M --shared-buffer"
 
 for section in "${sections[@]}"; do
   if [[ $section == rules ]]; then  # re-derive every section's rules from its JSON

@@ -3,7 +3,8 @@
 # and P = 10), then broadcasts 1 MiB with every algorithm and MPI_Bcast on 4 local ranks,
 # checking every byte; then a short leancast-bench run beside MPI_Bcast, plotted by
 # leancast-report into out/; then the rings at P = 64 simulated with SMPI on the hornet
-# model beside SMPI's copy of MPICH's ring. Installs its Debian packages first.
+# model beside SMPI's copy of MPICH's ring, and auto beside SMPI's MPICH and Open MPI
+# selectors. Installs its Debian packages first.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$LEANCAST_ROOT/scripts/install-deps.sh"
@@ -19,7 +20,12 @@ done
 echo "== every algorithm on 4 local ranks (Open MPI), 1 MiB, data checked on every rank"
 timeout 120 mpirun --oversubscribe -n 4 "$build/examples/bcast_check" 1048576 linear binomial \
   hypercube scatter-doubling scatter-ring scatter-ring-tuned knomial pipeline-chain \
-  pipeline-binary-tree auto mpi
+  pipeline-binary-tree two-tree circulant node-aware auto mpi
+echo
+echo "== node-aware on 4 ranks grouped as 2 nodes of 2 (LEANCAST_RANKS_PER_NODE=2), with the log"
+LEANCAST_RANKS_PER_NODE=2 LEANCAST_VERBOSE=1 timeout 120 mpirun --oversubscribe -n 4 \
+  -x LEANCAST_RANKS_PER_NODE -x LEANCAST_VERBOSE "$build/examples/bcast_check" 1048576 \
+  node-aware:binomial/pipeline-chain node-aware
 echo
 echo "== leancast-plan --compare: every algorithm by the alpha-beta model, P = 64, 4 MiB"
 "$build/leancast-plan" --compare --procs 64 --bytes 4M --alpha 2e-6 --beta 1e-10
@@ -39,7 +45,7 @@ echo "== the same comparison at paper scale: SimGrid SMPI, P = 64 on the hornet 
 build_leancast smpi
 mkdir -p "$LEANCAST_ROOT/out/sim"
 timeout 600 "$LEANCAST_ROOT/build/smpi/leancast-sim" --platform hornet --procs 64 \
-  --algorithms scatter-ring,scatter-ring-tuned,smpi:scatter_LR_allgather --sizes 512K,3M \
-  --json "$LEANCAST_ROOT/out/sim/hornet-p64.json"
+  --algorithms scatter-ring,scatter-ring-tuned,smpi:scatter_LR_allgather,auto,smpi:mpich,smpi:ompi \
+  --sizes 64K,512K,3M --json "$LEANCAST_ROOT/out/sim/hornet-p64.json"
 "$LEANCAST_ROOT/tools/report/leancast-report" "$LEANCAST_ROOT/out/sim/hornet-p64.json" \
   --out-dir "$LEANCAST_ROOT/out/sim" | grep "wrote"
