@@ -91,6 +91,21 @@ class Bench(unittest.TestCase):
         with open(os.path.join(out, f"p{PROCS}-bandwidth.png"), "rb") as f:
             self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
+    def test_report_matrix_has_a_row_per_algorithm_and_marks_the_fastest(self):
+        result = subprocess.run([REPORT, self.json_path, "--matrix", "4096,100003"],
+                                capture_output=True, text=True, timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        rows = [line for line in result.stdout.splitlines() if line.startswith("| `")]
+        self.assertEqual([r.split("`")[1] for r in rows], ALGORITHMS)
+        for column in (1, 2):  # a fastest per size (ties may mark more)
+            marked = [r for r in rows if r.split("|")[column + 1].strip().startswith("**")]
+            self.assertGreaterEqual(len(marked), 1)
+        mbs = {c["algorithm"]: c["summary"]["bandwidth_mib_s"]["median"]
+               for c in self.data["results"] if c["bytes"] == 4096}
+        fastest = max(mbs, key=mbs.get)
+        self.assertTrue(next(r for r in rows if r.split("`")[1] == fastest).split("|")[2].strip()
+                        .startswith("**"))
+
     def test_osu_method_and_rotating_root(self):
         path = os.path.join(self.dir, "osu.json")
         result = bench("--method", "osu", "--rotate-root", "--algorithms", "scatter-ring-tuned,mpi",
