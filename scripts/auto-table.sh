@@ -70,7 +70,7 @@ if (($# == 0)) || [[ " ${sections[*]} " == *" rules "* ]]; then
     echo "# leancast's auto: which algorithm a broadcast runs, by process count (procs), ranks on"
     echo "# the most populated node (ppn) and size in bytes; the first rule that applies wins,"
     echo "# and where none does auto falls back to MPICH's selection. Made by"
-    echo "# scripts/auto-table.sh from the measurements in docs/tuning/ (docs/tuning.md)."
+    echo "# scripts/auto-table.sh from the measurements in docs/tuning/ (docs/auto.md)."
     for section in ppn1 real2 node nodes nodes1k; do
       echo
       cat "$out/$section.rules"

@@ -18,18 +18,17 @@ FIG8 = [12288, 24576, 49152, 98304, 196608, 393216, 786432, 1572864, 2560000]
 LONG = [1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20]
 GRID = {9: FIG7, 17: FIG7, 33: FIG7, 65: FIG7, 129: sorted(set(FIG7 + FIG8)),
         16: FIG6, 64: FIG6 + [4 << 20, 16 << 20], 256: FIG6 + [4 << 20, 16 << 20],
-        1024: LONG, 4096: LONG}
+        1024: [1 << 20, 4 << 20, 16 << 20], 4096: [1 << 20, 4 << 20, 16 << 20]}
 # SMPI's broadcasts that deliver the data in reasonable simulation time (leaving out
 # arrival_pattern_aware*, NTSB and flattree_pipeline: under 100 MB/s and minutes per run at
 # P = 64; mvapich2_inter_node alone does not reach every rank).
 BUILTINS = ["binomial_tree", "flattree", "NTSL", "scatter_LR_allgather", "scatter_rdb_allgather",
             "SMP_binary", "SMP_binomial", "SMP_linear", "ompi_pipeline", "ompi_split_bintree",
             "mvapich2_intra_node", "mvapich2_knomial_intra_node", "mvapich2", "impi"]
-# At 1024 ranks those whose simulation is affordable (flattree and NTSL are linear chains of
-# whole messages; the rest of the SMP family runs the same ring as SMP_binomial).
-BUILTINS_1K = ["binomial_tree", "scatter_LR_allgather", "scatter_rdb_allgather", "SMP_binomial",
-               "ompi_pipeline", "ompi_split_bintree", "mvapich2_knomial_intra_node",
-               "mvapich2", "impi"]
+# At 1024 ranks (on 2 cores, one session) the built-ins that were best or second best at
+# P = 64..256 besides the selectors: binomial_tree, the MPICH-style scatter + ring
+# (scatter_LR_allgather) and mvapich2 (best at P = 256 below 1 MB).
+BUILTINS_1K = ["binomial_tree", "scatter_LR_allgather", "mvapich2"]
 # hornet's links (tools/sim/platforms/hornet.cpp): the cheapest start-up is two core links
 # (0.4 us, within a node), the fastest byte a core's or NIC's 10 GB/s; a node's ranks share
 # a 57 GB/s memory bus.

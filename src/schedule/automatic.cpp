@@ -1,6 +1,6 @@
 // auto, version 2: a tuning table by process count, ranks per node and size, built into
 // the library from data/auto.rules (the measurements behind each line are in
-// docs/tuning.md); MPICH's own selection where no line applies.
+// docs/auto.md); MPICH's own selection where no line applies.
 //
 // MPICH's selection (MPIR_Bcast_intra_auto in MPICH 3.x/4.x): binomial for short messages
 // (< MPIR_CVAR_BCAST_SHORT_MSG_SIZE = 12288 bytes) or few processes
@@ -59,6 +59,7 @@ Algorithm select_mpich(int procs, std::uint64_t bytes) {
 }
 
 AlgorithmSpec select_automatic(int procs, std::uint64_t bytes, int ranks_per_node) {
+  if (procs <= 1) return Algorithm::linear;  // nothing to send: name the plainest algorithm
   if (const detail::Rule* rule = table().match(procs, bytes, ranks_per_node);
       rule != nullptr && usable(rule->algorithm)) {
     return rule->algorithm;

@@ -66,7 +66,13 @@ class Bench(unittest.TestCase):
             if cell["algorithm"] == run["baseline"]:
                 self.assertEqual(summary["speedup_vs_baseline"]["median"], 1.0)
         chosen = {(p["algorithm"], p["bytes"]): p["selected_algorithm"] for p in run["algorithm_parameters"]}
-        self.assertEqual(chosen[("auto", 1)], "binomial")
+        # Every rank here shares one node: auto's choice is the table's for P ranks on one node.
+        plan = os.path.join(os.path.dirname(BENCH), "leancast-plan")
+        for size in (1, 4096, 100003):
+            expected = json.loads(subprocess.run(
+                [plan, "-a", "auto", "-p", PROCS, "-b", str(size), "--ranks-per-node", PROCS, "--json"],
+                capture_output=True, text=True, check=True).stdout)["selected_algorithm"]
+            self.assertEqual(chosen[("auto", size)], expected, size)
         self.assertEqual(chosen[("pipeline-binary-tree", 1)], "pipeline-binary-tree:64K")
 
     def test_each_repetition_runs_every_algorithm_once_in_a_shuffled_order(self):

@@ -25,7 +25,7 @@ import subprocess
 import sys
 
 SUMMARY = re.compile(r"^leancast-pmpi: summary: (\d+) broadcasts, (\d+) bytes(.*)$", re.M)
-PART = re.compile(r"\| ([a-z-]+): (\d+) calls, (\d+) bytes")
+PART = re.compile(r"\| (\S+): (\d+) calls, (\d+) bytes")  # names carry parameters: knomial:8
 COMMS = re.compile(r"\| private communicators: (\d+) created, (\d+) freed")
 CHOICE = re.compile(r"^leancast-pmpi: P=(\d+) bytes=(\d+): (\S+)", re.M)
 WARNING = re.compile(r"^leancast-pmpi: .* is ignored$", re.M)

@@ -30,7 +30,9 @@ TEST(Settings, NothingSetIsAutoWithoutWarnings) {
   EXPECT_TRUE(settings.warnings.empty());
   EXPECT_FALSE(settings.verbose);
   const Decision d = decide(settings, std::nullopt, 16, 1 << 20);
-  EXPECT_EQ(d.algorithm, Algorithm::scatter_ring_tuned);
+  // No node map given: one node of 16 ranks, as auto's table sees it.
+  EXPECT_EQ(d.algorithm, select_automatic(16, 1 << 20, 16));
+  EXPECT_NE(d.algorithm.algorithm, Algorithm::automatic);
   EXPECT_EQ(d.named, Algorithm::automatic);
   EXPECT_EQ(d.by, "default");
   EXPECT_EQ(decide(read({{"LEANCAST_BCAST_ALGORITHM", ""}}), std::nullopt, 4, 1).by, "default");
@@ -53,7 +55,7 @@ TEST(Settings, PrecedenceCallThenAlgorithmThenRulesThenFileThenAuto) {
   environment["LEANCAST_BCAST_ALGORITHM"] = "auto";
   settings = read(environment);
   const Decision d = decide(settings, std::nullopt, 4, 100);
-  EXPECT_EQ(d.algorithm, Algorithm::binomial);  // auto resolved: P < 8
+  EXPECT_EQ(d.algorithm, select_automatic(4, 100, 4));  // auto resolved, one node
   EXPECT_EQ(d.named, Algorithm::automatic);
   EXPECT_EQ(d.by, "LEANCAST_BCAST_ALGORITHM");
 }
