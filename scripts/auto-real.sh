@@ -27,4 +27,5 @@ for f in "$out"/real-*.json; do
   tools/report/leancast-report "$f" --out-dir "$out" > /dev/null
   mv "$out/summary.md" "${f%.json}.md"
 done
-echo "wrote $out/real-*"
+scripts/real-summary.py "$out" > /dev/null
+echo "wrote $out/real-* (real-summary.md: the table docs/auto.md shows)"

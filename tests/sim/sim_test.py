@@ -8,7 +8,9 @@
 1b. leancast finds the nodes SMPI simulates: its verbose log names 3 nodes of up to 24
    ranks at P = 64 with node hosts, 64 nodes of one rank with core hosts.
 2. Bad options are refused with a message (unknown platform, too many ranks per node,
-   an SMPI or leancast algorithm that does not exist).
+   an SMPI or leancast algorithm that does not exist), and a simulation that ends without
+   a result (SMPI's ompi_split_bintree deadlocks at one rank per node, yet smpirun exits 0)
+   fails with the smpirun command and SMPI's own words.
 3. Simulations are deterministic: two identical leancast-sim runs give identical times.
 4. leancast's scatter-ring sends exactly MPICH's messages: its simulated time equals that
    of SMPI's built-in scatter_LR_allgather (MPICH's scatter + ring). Simulated time is
@@ -80,6 +82,9 @@ def main(sim, bcast_check):
                   "has no algorithm 'nonsense'")
     check_refused(sim, ["--platform", "hornet", "--procs", "4", "--algorithms", "ring"],
                   "unknown algorithm 'ring'")
+    check_refused(sim, ["--platform", "hornet", "--procs", "8", "--ranks-per-node", "1",
+                        "--algorithms", "smpi:ompi_split_bintree", "--sizes", "1M"],
+                  "smpirun failed")
     for procs in (33, 64):
         for size in (1000003, procs - 7):
             check_data(sim, bcast_check, procs, size)
