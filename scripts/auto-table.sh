@@ -5,7 +5,7 @@
 #   ppn1     hornet model, one rank per node, P = 16, 64, 256          (ppn=1)
 #   real2    real Open MPI on this machine, 2 ranks on 2 cores         (procs=2)
 #   node     hornet model, one node, P = 8, 16 and 24                  (procs 3-24 on one node)
-#   nodes    hornet model, 24 ranks per node, P = 33, 64, 129 and 256  (procs 25-511)
+#   nodes    hornet model, 24 ranks per node, P = 33, 64, 65, 129, 256 (procs 25-511)
 #   nodes1k  hornet model, 24 ranks per node, P = 1024, fewer candidates (procs 512-)
 # Usage: scripts/auto-table.sh [SECTION...]   (default: all, then the table is assembled)
 #        scripts/auto-table.sh rules          (no measuring: rules again from the JSONs)
@@ -42,7 +42,7 @@ measure[real2]="--procs 2 --iterations 20 --reps 7"
 flavor[node]=smpi;   rules[node]="--procs-cover 3-24 --ppn 3-24"
 measure[node]="--sim hornet --procs 8,16,24"
 flavor[nodes]=smpi;  rules[nodes]="--procs-cover 25-511 --ppn 2- --exclude linear"
-measure[nodes]="--sim hornet --procs 33,64,129,256"
+measure[nodes]="--sim hornet --procs 33,64,65,129,256"
 flavor[nodes1k]=smpi; rules[nodes1k]="--procs-cover 512- --ppn 2- --exclude linear"
 measure[nodes1k]="--sim hornet --procs 1024 --candidates $large --sizes 8,4K,30000,150000,1000000,3000000,16M --shared-buffer"
 
