@@ -111,22 +111,50 @@ void print_totals(const leancast::PlanTotals& totals, const AlgorithmSpec& reque
              totals.steps);
 }
 
+// The rank that sends plus receives the most messages (the lowest such rank), and its
+// counts: each message costs its ends some CPU time, which the totals do not show
+// (linear's root sends P - 1; a chain's ranks one per segment each way). leancast-tune
+// breaks ties between measured candidates by this count.
+nlohmann::ordered_json busiest_rank_json(const leancast::PlanTotals& totals) {
+  int busiest = 0;
+  std::uint64_t most_sends = 0, most_receives = 0;
+  for (int rank = 0; rank < totals.shape.procs; ++rank) {
+    std::uint64_t sends = 0, receives = 0;
+    const auto schedule = leancast::make_schedule(totals.algorithm, totals.shape, rank);
+    for (const leancast::Transfer& t : schedule.transfers) {
+      (t.direction == leancast::Direction::send ? sends : receives) += t.repeat;
+    }
+    if (sends + receives > most_sends + most_receives) {
+      busiest = rank;
+      most_sends = sends;
+      most_receives = receives;
+    }
+  }
+  return {{"rank", busiest},
+          {"messages", most_sends + most_receives},
+          {"sends", most_sends},
+          {"receives", most_receives}};
+}
+
 nlohmann::ordered_json to_json(const leancast::PlanTotals& totals, const AlgorithmSpec& requested) {
   nlohmann::ordered_json phases = nlohmann::ordered_json::array();
   for (const auto& phase : totals.phases) {
     phases.push_back(
         {{"name", phase.name}, {"transfers", phase.transfers}, {"bytes_moved", phase.bytes_moved}});
   }
-  return {{"algorithm", leancast::to_string(requested)},
-          {"selected_algorithm", leancast::to_string(totals.algorithm)},
-          {"procs", totals.shape.procs},
-          {"root", totals.shape.root},
-          {"bytes", totals.shape.bytes},
-          {"block_bytes", totals.block_bytes},
-          {"steps", totals.steps},
-          {"transfers", totals.transfers},
-          {"bytes_moved", totals.bytes_moved},
-          {"phases", phases}};
+  nlohmann::ordered_json report{{"algorithm", leancast::to_string(requested)},
+                                {"selected_algorithm", leancast::to_string(totals.algorithm)},
+                                {"procs", totals.shape.procs},
+                                {"root", totals.shape.root},
+                                {"bytes", totals.shape.bytes},
+                                {"block_bytes", totals.block_bytes},
+                                {"steps", totals.steps},
+                                {"transfers", totals.transfers},
+                                {"bytes_moved", totals.bytes_moved},
+                                {"phases", phases}};
+  // The MPI library's own broadcast has no schedule to count.
+  if (totals.algorithm.algorithm != Algorithm::mpi) report["busiest_rank"] = busiest_rank_json(totals);
+  return report;
 }
 
 struct Prediction {

@@ -4,9 +4,12 @@
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 extern char** environ;
 
@@ -45,6 +48,25 @@ nlohmann::ordered_json relevant_settings() {
   return settings;
 }
 
+#ifndef LEANCAST_SMPI
+// The CPU of rank 0's host as /proc/cpuinfo names it ("model name" on x86, "cpu model" or
+// "Processor" elsewhere); empty where there is no such file.
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
+    if (key == "model name" || key == "cpu model" || key == "Processor") {
+      const auto start = line.find_first_not_of(' ', colon + 1);
+      return start == std::string::npos ? std::string() : first_line(line.c_str() + start);
+    }
+  }
+  return {};
+}
+#endif
+
 }  // namespace
 
 nlohmann::ordered_json describe_environment(MPI_Comm comm) {
@@ -71,7 +93,7 @@ nlohmann::ordered_json describe_environment(MPI_Comm comm) {
   int version = 0, subversion = 0;
   MPI_Get_library_version(library, &length);
   MPI_Get_version(&version, &subversion);
-  return {
+  nlohmann::ordered_json environment{
       {"mpi_library", first_line(library)},
       {"mpi_standard", std::to_string(version) + "." + std::to_string(subversion)},
       {"procs", procs},
@@ -83,6 +105,13 @@ nlohmann::ordered_json describe_environment(MPI_Comm comm) {
       {"git_revision", LEANCAST_GIT_REVISION},
       {"date", utc_now()},
   };
+#ifndef LEANCAST_SMPI
+  // The machine (rank 0's host): evidence for tables tuned on it. Under SMPI the machine
+  // is the simulated platform, which leancast-sim adds instead.
+  environment["cpu_model"] = cpu_model();
+  environment["cores"] = sysconf(_SC_NPROCESSORS_ONLN);
+#endif
+  return environment;
 }
 
 }  // namespace leancast::bench
