@@ -95,8 +95,19 @@ void print_steps(const AlgorithmSpec& algorithm, const BcastShape& shape) {
              phases.empty() ? "first phase" : std::string(phases[0]));
 }
 
+bool is_library_broadcast(const leancast::PlanTotals& totals) {
+  return totals.algorithm.algorithm == Algorithm::mpi;
+}
+
 void print_totals(const leancast::PlanTotals& totals, const AlgorithmSpec& requested) {
   const BcastShape& s = totals.shape;
+  if (is_library_broadcast(totals)) {
+    fmt::print("{} -> mpi: P={} root={} bytes={}: the MPI library's own MPI_Bcast (auto's table "
+               "has no evidence that a leancast algorithm is faster here); leancast has no "
+               "schedule for it\n",
+               leancast::to_string(requested), s.procs, s.root, s.bytes);
+    return;
+  }
   fmt::print("{}{}: P={} root={} bytes={} (blocks of {} bytes)\n",
              leancast::to_string(requested),
              requested == totals.algorithm
@@ -322,7 +333,8 @@ int main(int argc, char** argv) {
   if (compare_all) return compare(shape, model, json);
   const leancast::PlanTotals totals = leancast::plan_totals(*algorithm, shape);
   std::optional<Prediction> prediction;
-  if (modelled && !(prediction = predict(totals, model))) return 2;
+  const bool has_schedule = !is_library_broadcast(totals);
+  if (modelled && has_schedule && !(prediction = predict(totals, model))) return 2;
   if (json) {
     nlohmann::ordered_json report = to_json(totals, *algorithm);
     if (prediction) {
@@ -339,7 +351,7 @@ int main(int argc, char** argv) {
                prediction->model_seconds, model.alpha, model.beta,
                prediction->lower_bound_seconds);
   }
-  if ((steps || procs <= kDefaultTableProcs) && !no_steps) {
+  if ((steps || procs <= kDefaultTableProcs) && !no_steps && has_schedule) {
     fmt::print("\n");
     print_steps(totals.algorithm, shape);
   }

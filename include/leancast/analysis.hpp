@@ -29,6 +29,8 @@ struct PlanTotals {
 
 // Totals over all ranks without expanding repeated transfers: O(P * transfers per rank),
 // fast enough for P = 100000.
+// Where `algorithm` is (or auto resolves to) mpi, the library's own broadcast, the totals
+// name it and count nothing: leancast does not know what the library sends.
 PlanTotals plan_totals(const AlgorithmSpec& algorithm, const BcastShape& shape);
 
 struct VerifyReport {

@@ -1,6 +1,8 @@
-// auto, version 2: a tuning table by process count, ranks per node and size, built into
+// auto, version 3: a tuning table by process count, ranks per node and size, built into
 // the library from data/auto.rules (the measurements behind each line are in
-// docs/auto.md); MPICH's own selection where no line applies.
+// docs/auto.md). Where no line applies there is no evidence that leancast is faster, so
+// auto runs the MPI library's own broadcast (mpi): leancast must never make MPI_Bcast
+// slower. A line may name mpi too, where the library measured fastest.
 //
 // MPICH's selection (MPIR_Bcast_intra_auto in MPICH 3.x/4.x): binomial for short messages
 // (< MPIR_CVAR_BCAST_SHORT_MSG_SIZE = 12288 bytes) or few processes
@@ -35,14 +37,16 @@ const detail::RuleSet& table() {
   return parsed.rules;
 }
 
-bool usable(const AlgorithmSpec& spec) {
-  return spec.algorithm != Algorithm::automatic && spec.algorithm != Algorithm::mpi;
-}
-
-// A node-aware level's choice: flat, so a table line naming node-aware does not nest.
+// A node-aware level's choice: the table's where it names a flat leancast algorithm. A
+// level cannot be the library's broadcast (it runs on leancast's own sub-communicator
+// schedule) nor node-aware again, so where the table says mpi, node-aware or nothing, the
+// level follows MPICH's documented selection: the user asked for leancast's node-aware
+// broadcast, and that is the best-known schedule without a measurement.
 LevelSpec flat_choice(int procs, std::uint64_t bytes, int ranks_per_node) {
   const AlgorithmSpec chosen = select_automatic(procs, bytes, ranks_per_node);
-  if (chosen.algorithm == Algorithm::node_aware) return AlgorithmSpec(select_mpich(procs, bytes)).level();
+  if (chosen.algorithm == Algorithm::node_aware || chosen.algorithm == Algorithm::mpi) {
+    return AlgorithmSpec(select_mpich(procs, bytes)).level();
+  }
   return chosen.level();
 }
 
@@ -60,11 +64,9 @@ Algorithm select_mpich(int procs, std::uint64_t bytes) {
 
 AlgorithmSpec select_automatic(int procs, std::uint64_t bytes, int ranks_per_node) {
   if (procs <= 1) return Algorithm::linear;  // nothing to send: name the plainest algorithm
-  if (const detail::Rule* rule = table().match(procs, bytes, ranks_per_node);
-      rule != nullptr && usable(rule->algorithm)) {
-    return rule->algorithm;
-  }
-  return select_mpich(procs, bytes);
+  const detail::Rule* rule = table().match(procs, bytes, ranks_per_node);
+  if (rule == nullptr || rule->algorithm.algorithm == Algorithm::automatic) return Algorithm::mpi;
+  return rule->algorithm;
 }
 
 AlgorithmSpec resolve_automatic(const AlgorithmSpec& spec, const BcastShape& shape) {

@@ -40,6 +40,8 @@ PlanTotals plan_totals(const AlgorithmSpec& algorithm, const BcastShape& shape) 
   PlanTotals totals;
   totals.algorithm = resolve_automatic(algorithm, shape);
   totals.shape = shape;
+  totals.block_bytes = std::max<std::uint64_t>(shape.bytes, 1);
+  if (totals.algorithm.algorithm == Algorithm::mpi) return totals;  // the library's: no schedule
   std::vector<std::pair<std::uint64_t, std::uint64_t>> rounds;
   for (int rank = 0; rank < shape.procs; ++rank) {
     const RankSchedule schedule = make_schedule(totals.algorithm, shape, rank);
@@ -72,7 +74,6 @@ PlanTotals plan_totals(const AlgorithmSpec& algorithm, const BcastShape& shape) 
   }
   totals.steps = covered(rounds);
   // The largest phase's blocks; the whole buffer where nothing moves (P = 1, 0 bytes).
-  totals.block_bytes = std::max<std::uint64_t>(shape.bytes, 1);
   if (!totals.phases.empty()) {
     totals.block_bytes = std::max_element(totals.phases.begin(), totals.phases.end(),
                                           [](const PhaseTotals& a, const PhaseTotals& b) {

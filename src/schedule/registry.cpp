@@ -288,6 +288,10 @@ RankSchedule make_schedule(const AlgorithmSpec& spec, const BcastShape& shape, i
     empty.rank = rank;
     return empty;
   }
+  if (runs.algorithm == Algorithm::mpi) {
+    throw std::invalid_argument("make_schedule: auto chose mpi (the MPI library's broadcast) for "
+                                "this shape; it has no schedule");
+  }
   if (runs.algorithm == Algorithm::node_aware) return detail::node_aware_schedule(runs, shape, rank);
   return entry(runs.algorithm).schedule(shape, rank, runs.parameter);
 }

@@ -19,7 +19,7 @@ if ldd "$interposer" | grep -q leancast; then echo "WRONG: $interposer needs ano
 launcher_flags=()
 for flag in "$@"; do launcher_flags+=("--launcher-flag=$flag"); done
 driver=("$python" "$source/tests/pmpi/run_preloaded.py" --launcher "$mpiexec" "${launcher_flags[@]}"
-        --flavor "$flavor" --procs 2)
+        --flavor "$flavor" --procs 2 --plan "$build/leancast-plan")
 "${driver[@]}" --preload "$interposer" -- "$prefix/bcast_semantics"
 # Or linked before the MPI library instead of preloaded.
 "$mpicc" "$source/tests/pmpi/programs/bcast_semantics.c" -L"$prefix/lib" -lleancast_pmpi_"$flavor" \

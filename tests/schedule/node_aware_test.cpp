@@ -85,13 +85,27 @@ TEST(NodeAware, TheMessageEntersEachNodeOnce) {
   }
 }
 
+// A level left to auto: the table's flat leancast choice for that level's ranks, else
+// (mpi, node-aware or no rule) MPICH's selection, since a level runs leancast's schedule.
+AlgorithmSpec expected_level(int procs, std::uint64_t bytes, int ranks_per_node) {
+  const AlgorithmSpec chosen = select_automatic(procs, bytes, ranks_per_node);
+  if (chosen.algorithm == Algorithm::mpi || chosen.algorithm == Algorithm::node_aware) {
+    return select_mpich(procs, bytes);
+  }
+  return chosen;
+}
+
 TEST(NodeAware, LevelsLeftToAutoAreResolvedForLeadersAndNodes) {
-  const BcastShape shape{96, 0, 4 << 20, block_nodes(96, 24)};
-  const AlgorithmSpec runs = resolve_automatic(Algorithm::node_aware, shape);
-  EXPECT_EQ(runs.algorithm, Algorithm::node_aware);
-  EXPECT_EQ(AlgorithmSpec(runs.between_nodes), select_automatic(4, 4 << 20, 1));
-  EXPECT_EQ(AlgorithmSpec(runs.within_nodes), select_automatic(24, 4 << 20, 24));
-  EXPECT_EQ(plan_totals(Algorithm::node_aware, shape).algorithm, runs);
+  for (std::uint64_t bytes : {8ull, 100000ull, 4ull << 20}) {
+    const BcastShape shape{96, 0, bytes, block_nodes(96, 24)};
+    const AlgorithmSpec runs = resolve_automatic(Algorithm::node_aware, shape);
+    EXPECT_EQ(runs.algorithm, Algorithm::node_aware);
+    EXPECT_EQ(AlgorithmSpec(runs.between_nodes), expected_level(4, bytes, 1)) << bytes;
+    EXPECT_EQ(AlgorithmSpec(runs.within_nodes), expected_level(24, bytes, 24)) << bytes;
+    EXPECT_NE(runs.between_nodes.algorithm, Algorithm::mpi);
+    EXPECT_NE(runs.within_nodes.algorithm, Algorithm::mpi);
+    EXPECT_EQ(plan_totals(Algorithm::node_aware, shape).algorithm, runs);
+  }
 }
 
 TEST(NodeAware, WithoutANodeMapItIsTheWithinNodeAlgorithm) {

@@ -1,6 +1,7 @@
 // auto's built-in table (data/auto.rules, compiled in): it parses, names only algorithms
-// that run, auto follows it (MPICH's choice only where no rule applies), and it never puts
-// a ring where the ring is latency-bound.
+// that run (mpi, the library's own broadcast, included), auto follows it, and where no rule
+// applies auto runs the library's broadcast; it never puts a ring where the ring is
+// latency-bound.
 #include <gtest/gtest.h>
 
 #include <leancast/schedule.hpp>
@@ -15,46 +16,35 @@ ParsedRules table() { return parse_rules(automatic_table(), "auto table", true);
 TEST(AutoTable, ParsesAndNamesOnlyAlgorithmsThatRun) {
   const ParsedRules parsed = table();
   ASSERT_EQ(parsed.error, "");
-  ASSERT_GT(parsed.rules.rules.size(), 10u);
   for (const Rule& rule : parsed.rules.rules) {
     EXPECT_NE(rule.algorithm.algorithm, Algorithm::automatic) << rule.where;
-    EXPECT_NE(rule.algorithm.algorithm, Algorithm::mpi) << rule.where;
     EXPECT_EQ(parameter_problem(rule.algorithm), "") << rule.where;
   }
 }
 
-TEST(AutoTable, AutoFollowsTheFirstApplyingRule) {
+// The first applying rule decides; without one, the MPI library's broadcast (no evidence
+// that leancast is faster there); one process sends nothing, under the plainest name.
+TEST(AutoTable, AutoFollowsTheFirstApplyingRuleElseTheLibrary) {
   const RuleSet rules = table().rules;
-  int from_table = 0;
-  for (int procs : {1, 2, 3, 8, 16, 24, 25, 33, 64, 129, 256, 700, 1024, 6144}) {
-    for (int ppn : {1, 2, 8, 24}) {
+  int unmatched = 0;
+  for (int procs : {1, 2, 3, 4, 8, 16, 24, 25, 33, 64, 129, 256, 700, 1024, 6144}) {
+    for (int ppn : {1, 2, 4, 8, 16, 24}) {
       if (ppn > procs) continue;
-      for (std::uint64_t bytes : {0ull, 8ull, 12288ull, 100000ull, 1ull << 20, 3000000ull, 1ull << 24}) {
+      for (std::uint64_t bytes : {0ull, 8ull, 1024ull, 12288ull, 100000ull, 1ull << 20, 3000000ull,
+                                  1ull << 24, 1ull << 26}) {
         const Rule* rule = rules.match(procs, bytes, ppn);
-        const AlgorithmSpec expected = procs == 1 ? AlgorithmSpec(Algorithm::linear)  // sends nothing
+        const AlgorithmSpec expected = procs == 1 ? AlgorithmSpec(Algorithm::linear)
                                        : rule     ? rule->algorithm
-                                                  : AlgorithmSpec(select_mpich(procs, bytes));
+                                                  : AlgorithmSpec(Algorithm::mpi);
         EXPECT_EQ(select_automatic(procs, bytes, ppn), expected)
             << "P=" << procs << " ppn=" << ppn << " bytes=" << bytes;
-        from_table += rule != nullptr;
+        unmatched += procs > 1 && rule == nullptr;
       }
     }
   }
-  EXPECT_GT(from_table, 0);
-}
-
-// The table covers what it was measured for: many nodes of 24 ranks, from 25 ranks up to
-// far past the largest simulation (MPICH's fallback would run its ring at 6144 ranks,
-// mpich#7330), one node, and one rank per node.
-TEST(AutoTable, CoversTheMeasuredLayouts) {
-  const RuleSet rules = table().rules;
-  for (int procs : {25, 64, 256, 1024, 6144}) {
-    for (std::uint64_t bytes : {1ull, 12288ull, 1ull << 20, 1ull << 24}) {
-      EXPECT_NE(rules.match(procs, bytes, 24), nullptr) << "P=" << procs << " bytes=" << bytes;
-      EXPECT_NE(rules.match(procs, bytes, 1), nullptr) << "P=" << procs << " bytes=" << bytes;
-    }
-  }
-  for (int procs : {3, 8, 16, 24}) EXPECT_NE(rules.match(procs, 12288, procs), nullptr) << procs;
+  // Some classes have no evidence (e.g. 6144 ranks in nodes of 2): those exercise the
+  // library fallback above.
+  EXPECT_GT(unmatched, 0);
 }
 
 bool is_ring(const AlgorithmSpec& spec) {

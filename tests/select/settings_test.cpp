@@ -18,9 +18,11 @@ Settings read(const std::map<std::string, std::string>& environment) {
   });
 }
 
-// A rules file that lives as long as the test.
+// A rules file that lives as long as the test, named after it, so that tests running in
+// parallel (ctest -j) never share one.
 struct RulesFile {
-  std::string path = testing::TempDir() + "leancast_settings_test.rules";
+  std::string path = testing::TempDir() + "leancast_settings_" +
+                     testing::UnitTest::GetInstance()->current_test_info()->name() + ".rules";
   explicit RulesFile(const std::string& text) { std::ofstream(path) << text; }
   ~RulesFile() { std::remove(path.c_str()); }
 };
@@ -96,7 +98,7 @@ TEST(Settings, EachMalformedSettingWarnsOnceAndIsIgnored) {
   EXPECT_FALSE(settings.verbose);
   const Decision d = decide(settings, std::nullopt, 2, 1);  // all ignored: auto
   EXPECT_EQ(d.by, "default");
-  EXPECT_EQ(d.algorithm, Algorithm::binomial);
+  EXPECT_EQ(d.algorithm, select_automatic(2, 1, 2));
 }
 
 TEST(Settings, UnreadableConfigFileWarns) {
