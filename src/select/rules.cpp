@@ -36,6 +36,17 @@ struct RuleParser {
   bool seen_procs = false;
   bool seen_ppn = false;
 
+  bool library(std::string_view name) {
+    if (!rule.library.empty()) {
+      error = "library is given twice";
+    } else if (name != "openmpi" && name != "mpich" && name != "smpi") {
+      error = "unknown library '" + std::string(name) + "' (known: openmpi, mpich, smpi)";
+    } else {
+      rule.library = name;
+    }
+    return error.empty();
+  }
+
   std::optional<std::uint64_t> number(std::string_view text) {
     auto value = parse_byte_size(text);
     if (!value) error = "'" + std::string(text) + "' is not a number (suffixes K, M, G: base 2)";
@@ -62,12 +73,13 @@ struct RuleParser {
     const auto equals = text.find('=');
     const std::string_view key = equals == std::string_view::npos ? "bytes" : text.substr(0, equals);
     const std::string_view value = equals == std::string_view::npos ? text : text.substr(equals + 1);
+    if (key == "library") return library(value);
     bool* seen = key == "bytes"   ? &seen_bytes
                  : key == "procs" ? &seen_procs
                  : key == "ppn"   ? &seen_ppn
                                   : nullptr;
     if (seen == nullptr) {
-      error = "unknown condition '" + std::string(key) + "' (known: bytes, procs, ppn)";
+      error = "unknown condition '" + std::string(key) + "' (known: bytes, procs, ppn, library)";
       return false;
     }
     if (*seen) {
@@ -104,9 +116,11 @@ struct RuleParser {
 
 }  // namespace
 
+std::string_view built_for_library() { return LEANCAST_MPI_LIBRARY; }
+
 const Rule* RuleSet::match(int procs, std::uint64_t bytes, int ranks_per_node) const {
   for (const Rule& rule : rules) {
-    if (procs >= 0 && rule.procs.contains(static_cast<std::uint64_t>(procs)) &&
+    if ((rule.library.empty() || rule.library == built_for_library()) && procs >= 0 && rule.procs.contains(static_cast<std::uint64_t>(procs)) &&
         rule.bytes.contains(bytes) && ranks_per_node >= 0 &&
         rule.ppn.contains(static_cast<std::uint64_t>(ranks_per_node))) {
       return &rule;

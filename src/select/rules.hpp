@@ -5,11 +5,13 @@
 //   rules     := rule { (',' | ';' | newline) rule }     '#' comments to the end of a line
 //   rule      := condition { blank condition } ':' algorithm [ ':' parameter ]
 //   condition := [ ("bytes" | "procs" | "ppn") '=' ] range   a range without a key is bytes
+//              | "library=" ("openmpi" | "mpich" | "smpi")
 //   range     := '*' | N | N '-' | N '-' M               inclusive; N, M take K, M, G (base 2)
 //
 // A rule applies when all its conditions hold (a missing condition holds for any value);
 // the first rule that applies wins. ppn is the number of ranks on the communicator's most
-// populated node. leancast-tune and auto's built-in table (data/auto.rules) write the same
+// populated node. library= limits a rule to leancast built against that MPI library: a
+// measurement against Open MPI's MPI_Bcast says nothing about MPICH's. leancast-tune and auto's built-in table (data/auto.rules) write the same
 // format: one line per (process-count, ranks-per-node, byte range) cell. MPI-free.
 #pragma once
 
@@ -34,13 +36,17 @@ struct Rule {
   Range procs;
   Range bytes;
   Range ppn;  // ranks per node
+  std::string library;  // empty: any; else the MPI library leancast must be built against
   AlgorithmSpec algorithm;  // with its parameter: "procs=8- 1M-:pipeline-chain:128K"
   std::string where;  // for logs: "LEANCAST_BCAST_RULES rule 2", "/path/rules line 7"
 };
 
+// The MPI library this build of leancast runs on, as library= names it.
+std::string_view built_for_library();
+
 struct RuleSet {
   std::vector<Rule> rules;
-  // The first rule that applies, or nullptr.
+  // The first rule that applies (library= rules only in a build for that library), or nullptr.
   const Rule* match(int procs, std::uint64_t bytes, int ranks_per_node) const;
   // Whether any rule has a ppn condition (else match ignores ranks_per_node).
   bool uses_ppn() const;

@@ -54,6 +54,21 @@ TEST(Rules, RanksPerNodeNarrowRules) {
   EXPECT_EQ(chosen(rules, 64, 1 << 20, 9), Algorithm::binomial);  // ppn 9 > 8
 }
 
+// A rule measured against one MPI library applies only in a build for that library.
+TEST(Rules, LibraryConditionLimitsARuleToItsBuild) {
+  const std::string ours(built_for_library());
+  const std::string other = ours == "openmpi" ? "mpich" : "openmpi";
+  const RuleSet rules = parsed("library=" + other + " procs=2 *:linear; library=" + ours +
+                               " procs=2 *:binomial; *:hypercube");
+  EXPECT_EQ(rules.rules[0].library, other);
+  EXPECT_EQ(chosen(rules, 2, 100), Algorithm::binomial);
+  EXPECT_EQ(chosen(rules, 3, 100), Algorithm::hypercube);
+  EXPECT_EQ(error_of("library=lam *:linear"),
+            "RULES rule 1 \"library=lam *:linear\": unknown library 'lam' (known: openmpi, mpich, smpi)");
+  EXPECT_EQ(error_of("library=mpich library=mpich *:linear"),
+            "RULES rule 1 \"library=mpich library=mpich *:linear\": library is given twice");
+}
+
 TEST(Rules, FirstApplyingRuleWinsAndUncoveredSizesMatchNothing) {
   const RuleSet rules = parsed("100-200:linear,0-1000:hypercube");
   EXPECT_EQ(chosen(rules, 2, 150), Algorithm::linear);
@@ -110,7 +125,7 @@ TEST(Rules, MalformedRulesSayWhereAndWhat) {
   EXPECT_EQ(error_of("-5:linear"),
             "RULES rule 1 \"-5:linear\": '' is not a number (suffixes K, M, G: base 2)");
   EXPECT_EQ(error_of("nodes=2 *:linear"),
-            "RULES rule 1 \"nodes=2 *:linear\": unknown condition 'nodes' (known: bytes, procs, ppn)");
+            "RULES rule 1 \"nodes=2 *:linear\": unknown condition 'nodes' (known: bytes, procs, ppn, library)");
   EXPECT_EQ(error_of("ppn=2 ppn=3:linear"), "RULES rule 1 \"ppn=2 ppn=3:linear\": ppn is given twice");
   EXPECT_EQ(error_of("1-2 3-4:linear"), "RULES rule 1 \"1-2 3-4:linear\": bytes is given twice");
   EXPECT_EQ(error_of("# ok\n*:linear\nprocs=x *:linear", true),
