@@ -16,7 +16,8 @@ import unittest
 
 TUNE, BCAST_CHECK, *LAUNCHER = sys.argv[1:]
 del sys.argv[1:]
-RULE = re.compile(r"^procs=(\S+) ppn=(\S+) (\S+)\s+: (\S+)\s+# (.*)$")
+RULE = re.compile(r"^procs=(?P<procs>\S+) ppn=(?P<ppn>\S+) (?:library=(?P<library>\S+) )?"
+                  r"(?P<bytes>\S+)\s+: (?P<algorithm>\S+)\s+# (?P<evidence>.*)$")
 SUFFIXES = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 
@@ -49,18 +50,24 @@ def read_rules(path):
 
 def rule_for(rules, size, procs=None):
     for number_, rule in rules:
-        if covers(rule.group(3), size) and (procs is None or covers(rule.group(1), procs)):
+        if covers(rule.group("bytes"), size) and (procs is None or
+                                                   covers(rule.group("procs"), procs)):
             return number_, rule
     return None, None
 
 
-def bench_run(procs, method, times, spread=0.02):
-    """leancast-bench's JSON as leancast-tune reads it; times: {(algorithm, bytes): seconds}."""
+def bench_run(procs, method, times, spread=0.02, reps=None):
+    """leancast-bench's JSON as leancast-tune reads it; times: {(algorithm, bytes): seconds};
+    reps: each cell's repetitions as factors of its time (else only min and max are given,
+    the time -+ spread / 2)."""
     algorithms = list(dict.fromkeys(a for a, _ in times))
-    results = [{"algorithm": a, "bytes": size, "data_ok": True,
-                "summary": {"seconds_per_bcast": {"median": t, "min": t * (1 - spread / 2),
-                                                  "max": t * (1 + spread / 2)}}}
-               for (a, size), t in times.items()]
+    results = []
+    for (a, size), t in times.items():
+        low, high = (min(reps), max(reps)) if reps else (1 - spread / 2, 1 + spread / 2)
+        results.append({"algorithm": a, "bytes": size, "data_ok": True,
+                        "reps": [{"seconds_per_bcast": t * f} for f in reps or []],
+                        "summary": {"seconds_per_bcast": {"median": t, "min": t * low,
+                                                          "max": t * high}}})
     return {"tool": "leancast-bench", "method": method, "baseline": "mpi",
             "options": {"algorithms": algorithms, "sizes": sorted({s for _, s in times}),
                         "iterations": 10, "reps": 5, "command_line": ["leancast-bench"]},
@@ -89,7 +96,7 @@ class FromJson(unittest.TestCase):
     def winner(self, rules, size):
         _, rule = rule_for(rules, size)
         self.assertIsNotNone(rule, (size, rules))
-        return rule.group(4)
+        return rule.group("algorithm")
 
     def test_slower_or_tied_with_mpi_gives_mpi(self):
         # binomial: slower at 1K, 1 % faster at 64K (inside the 2 % spread), 2x at 1M.
@@ -100,12 +107,15 @@ class FromJson(unittest.TestCase):
         self.assertEqual(self.winner(rules, 1024), "mpi")
         self.assertEqual(self.winner(rules, 65536), "mpi")
         self.assertEqual(self.winner(rules, 1 << 20), "binomial")
-        self.assertTrue(all(r.group(1) == "*" and r.group(2) == "4" for _, r in rules), text)
+        for _, rule in rules:  # one count: all counts; ppn as measured; no library it knows
+            self.assertEqual((rule.group("procs"), rule.group("ppn"), rule.group("library")),
+                             ("*", "4", None), text)
         _, fast = rule_for(rules, 1 << 20)
-        self.assertRegex(fast.group(5), r"1M: 2\.00x over mpi \(paper 2\.00x, osu 2\.00x; "
-                                        r"margin 2\.0%\); next mpi 1\.00x")
+        self.assertRegex(fast.group("evidence"),
+                         r"1M: 2\.00x over mpi \(paper 2\.00x, osu 2\.00x; "
+                         r"margin 2\.0%\); next mpi 1\.00x")
         _, tied = rule_for(rules, 65536)
-        self.assertRegex(tied.group(5), r"64K: best leancast binomial 1\.01x")
+        self.assertRegex(tied.group("evidence"), r"64K: best leancast binomial 1\.01x")
         self.assertIn("# machine: Fixture CPU, 8 cores", text)
         self.assertIn("Fixture MPI 1.0", text)
 
@@ -121,7 +131,8 @@ class FromJson(unittest.TestCase):
         self.assertEqual(self.winner(rules, 1024), "binomial")
         self.assertEqual(self.winner(rules, 4096), "linear")
         _, rule = rule_for(rules, 1024)
-        self.assertIn("tied, messages at the busiest rank 3 against linear 7", rule.group(5))
+        self.assertIn("tied, messages at the busiest rank 3 against linear 7",
+                      rule.group("evidence"))
 
     def test_a_candidate_must_win_under_every_method(self):
         # The chain is 2x faster back-to-back (paper) but slower with a barrier before each
@@ -138,12 +149,22 @@ class FromJson(unittest.TestCase):
         self.assertEqual(self.winner(rules, 65536), "scatter-doubling")
         self.assertEqual(self.winner(rules, 262144), "mpi")
         _, rule = rule_for(rules, 65536)
-        self.assertRegex(rule.group(5), r"1\.25x over mpi \(paper 1\.25x, osu 1\.25x; "
-                                        r"margin 2\.0%\); next mpi 1\.00x")
+        self.assertRegex(rule.group("evidence"),
+                         r"1\.25x over mpi \(paper 1\.25x, osu 1\.25x; margin 2\.0%\); "
+                         r"next mpi 1\.00x")
         # The paper runs alone would have chosen the chain: the osu runs decide.
         rules, _ = self.rules_from("paper-only", runs[:1], methods=("paper",))
         self.assertEqual(self.winner(rules, 65536), "pipeline-chain:16K")
         self.assertEqual(self.winner(rules, 262144), "pipeline-chain:16K")
+
+    def test_one_slow_repetition_does_not_make_everything_a_tie(self):
+        # 9 repetitions within 1 %, one of them 5x slower (the scheduler): the margin comes
+        # from the quartiles (1 %), so binomial's 10 % wins; max - min would make it 400 %.
+        reps = [0.995, 1.0, 1.005, 0.998, 1.002, 5.0, 1.0, 0.999, 1.001]
+        times = {("mpi", 1024): 1e-6, ("binomial", 1024): 0.9e-6}
+        rules, _ = self.rules_from("outlier", [bench_run(2, m, times, reps=reps)
+                                               for m in ("paper", "osu")])
+        self.assertEqual(self.winner(rules, 1024), "binomial")
 
     def test_runs_without_mpi_are_refused(self):
         path = os.path.join(self.dir, "old.json")
@@ -159,16 +180,16 @@ def backed_by_measurements(test, rules, data):
     """Every rule naming a leancast algorithm: that algorithm beat mpi (median) under every
     measured method at every measured size in the rule's range and process counts."""
     for _, rule in rules:
-        algorithm = rule.group(4)
+        algorithm = rule.group("algorithm")
         if algorithm == "mpi":
             continue
         for run in data["runs"]:
-            if not covers(rule.group(1), run["environment"]["procs"]):
+            if not covers(rule.group("procs"), run["environment"]["procs"]):
                 continue
             median = {(c["algorithm"], c["bytes"]): c["summary"]["seconds_per_bcast"]["median"]
                       for c in run["results"]}
             for size in run["options"]["sizes"]:
-                if covers(rule.group(3), size):
+                if covers(rule.group("bytes"), size):
                     test.assertLess(median[(algorithm, size)], median[("mpi", size)],
                                     (rule.group(0), run["method"], size))
 
@@ -196,9 +217,13 @@ class Site(unittest.TestCase):
         self.assertEqual(self.result.returncode, 0, self.result.stderr)
         self.assertTrue(self.rules and all(r for _, r in self.rules), self.text)
         for _, rule in self.rules:
-            self.assertEqual((rule.group(1), rule.group(2)), ("1-2", "1-2"))  # one node
-            self.assertIn(rule.group(4), {"mpi", "binomial", "linear"})
-            self.assertRegex(rule.group(5), r"(over mpi|best leancast) .*paper .*osu .*margin")
+            self.assertEqual((rule.group("procs"), rule.group("ppn")), ("1-2", "1-2"))  # one node
+            self.assertIn(rule.group("algorithm"), {"mpi", "binomial", "linear"})
+            self.assertRegex(rule.group("evidence"),
+                             r"(over mpi|best leancast) .*paper .*osu .*margin")
+            library = self.data["runs"][0]["environment"]["mpi_library"]
+            self.assertEqual(rule.group("library"),
+                             "openmpi" if library.startswith("Open MPI") else "mpich")
         for size in (1024, 65536):
             self.assertIsNotNone(rule_for(self.rules, size)[1], size)
         self.assertRegex(self.text, r"# machine: .+, \d+ cores")
@@ -226,7 +251,8 @@ class Site(unittest.TestCase):
         done = subprocess.run(["timeout", "120", *LAUNCHER, "-n", "2", BCAST_CHECK, "1024", "-"],
                               capture_output=True, text=True, env=env, timeout=150)
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
-        self.assertIn(f"P=2 bytes=1024: {rule.group(4)} (by {self.rules_path} line {line})",
+        algorithm = rule.group("algorithm")
+        self.assertIn(f"P=2 bytes=1024: {algorithm} (by {self.rules_path} line {line})",
                       done.stderr)
         self.assertNotIn("is ignored", done.stderr)
 
@@ -246,9 +272,9 @@ class Launcher(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr)
         rules = read_rules(rules_path)
         self.assertTrue(rules and all(r for _, r in rules))
-        self.assertEqual({r.group(1) for _, r in rules}, {"1-2", "3-"})  # halfway is 3
+        self.assertEqual({r.group("procs") for _, r in rules}, {"1-2", "3-"})  # halfway is 3
         for _, rule in rules:
-            self.assertEqual(rule.group(2), "2" if rule.group(1) == "1-2" else "3")
+            self.assertEqual(rule.group("ppn"), "2" if rule.group("procs") == "1-2" else "3")
         with open(json_path) as f:
             backed_by_measurements(self, rules, json.load(f))
 
