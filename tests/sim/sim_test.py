@@ -3,18 +3,27 @@
 
 1. Every algorithm delivers every byte at P = 33 and P = 64 on the hornet model (a
    broadcast larger than P chunks and one smaller than P, so some chunks are empty), with
-   one simulated host per node (MPI_Comm_split_type sees 24-rank nodes: node-aware
-   broadcasts have two or three nodes) and, at P = 33, one host per core.
+   one simulated host per core (the default: leancast-sim tells leancast the 24-rank
+   nodes through LEANCAST_RANKS_PER_NODE, so node-aware broadcasts have two or three
+   nodes) and, at P = 33, one host per node (--node-hosts: MPI_Comm_split_type sees them).
 1b. leancast finds the nodes SMPI simulates: its verbose log names 3 nodes of up to 24
-   ranks at P = 64 with node hosts, 64 nodes of one rank with core hosts.
+   ranks at P = 64 in both layouts (from LEANCAST_RANKS_PER_NODE with core hosts, from
+   MPI_Comm_split_type with node hosts), 8 nodes with --ranks-per-node 8, and 4 nodes
+   when the caller sets LEANCAST_RANKS_PER_NODE=16 itself (the caller's value wins).
 2. Bad options are refused with a message (unknown platform, too many ranks per node,
-   an SMPI or leancast algorithm that does not exist), and a simulation that ends without
-   a result (SMPI's ompi_split_bintree deadlocks at one rank per node, yet smpirun exits 0)
-   fails with the smpirun command and SMPI's own words.
+   an SMPI or leancast algorithm that does not exist, both layouts at once), and a
+   simulation that ends without a result (SMPI's ompi_split_bintree deadlocks at one rank
+   per node, yet smpirun exits 0) fails with the smpirun command and SMPI's own words.
 3. Simulations are deterministic: two identical leancast-sim runs give identical times.
 4. leancast's scatter-ring sends exactly MPICH's messages: its simulated time equals that
    of SMPI's built-in scatter_LR_allgather (MPICH's scatter + ring). Simulated time is
-   computed, not measured, so it can be compared exactly.
+   computed, not measured, so it can be compared exactly. This runs without the model's
+   per-message costs: with the receive cost (smpi/or, a pause of the receiving rank when
+   it completes an eager receive) MPICH's blocking code and leancast's nonblocking
+   schedule take different times for the same messages (docs/one-node-model.md).
+5. One node ranks the algorithms as the real 16-core node does (docs/one-node-model.md):
+   at P = 16, 1 MiB, linear (the root's 15 messages share its send port) is slower than
+   binomial, two-tree and pipeline-chain, and the JSON records the layout.
 Usage: sim_test.py LEANCAST_SIM BCAST_CHECK
 """
 import json
@@ -42,21 +51,31 @@ def check_data(sim, bcast_check, procs, size, layout=()):
     print(f"P={procs:3} {size:8} bytes {' '.join(layout)}: every byte right with {', '.join(ok)}")
 
 
-def check_nodes(sim, bcast_check, layout, expected):
+def check_nodes(sim, bcast_check, layout, expected, ranks_per_node=None):
+    """`ranks_per_node`: the caller's own LEANCAST_RANKS_PER_NODE (None: unset)."""
     env = dict(os.environ, LEANCAST_VERBOSE="1")
+    env.pop("LEANCAST_RANKS_PER_NODE", None)
+    if ranks_per_node is not None:
+        env["LEANCAST_RANKS_PER_NODE"] = str(ranks_per_node)
     done = subprocess.run([sim, "--platform", "hornet", "--procs", "64", *layout, "--run",
                            bcast_check, "5000", "node-aware"],
                           capture_output=True, text=True, timeout=300, env=env)
+    name = " ".join(layout) or "default layout"
+    if ranks_per_node is not None:
+        name += f", LEANCAST_RANKS_PER_NODE={ranks_per_node}"
     if done.returncode != 0 or expected not in done.stderr:
-        sys.exit(f"FAILED: {' '.join(layout) or 'node hosts'}: expected '{expected}' in the "
-                 f"verbose log:\n{done.stdout}{done.stderr}")
-    print(f"{' '.join(layout) or 'node hosts'}: leancast sees {expected}")
+        sys.exit(f"FAILED: {name}: expected '{expected}' in the verbose log:\n"
+                 f"{done.stdout}{done.stderr}")
+    print(f"{name}: leancast sees {expected}")
 
 
-def simulate(sim, out):
-    command = [sim, "--platform", "hornet", "--procs", "33", "--algorithms",
-               "scatter-ring,scatter-ring-tuned,smpi:scatter_LR_allgather",
-               "--sizes", "12288,524287", "--iterations", "2", "--json", out]
+# SMPI's per-message costs (smpi/ois, smpi/os, smpi/or) switched off.
+NO_MESSAGE_COSTS = [a for key in ("ois", "os", "or") for a in ("--smpi-config", f"smpi/{key}:0:0:0")]
+
+
+def simulate(sim, out, algorithms, extra=()):
+    command = [sim, "--platform", "hornet", "--procs", "33", "--algorithms", algorithms,
+               "--sizes", "12288,524287", "--iterations", "2", "--json", out, *extra]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
         sys.exit(f"FAILED: {' '.join(command)}\n{done.stdout}{done.stderr}")
@@ -64,6 +83,28 @@ def simulate(sim, out):
         run = json.load(f)
     return {(c["algorithm"], c["bytes"]): [r["seconds_per_bcast"] for r in c["reps"]]
             for c in run["results"]}
+
+
+def check_one_node(sim, out):
+    """Test 5: at P = 16 on one node linear is slower than the trees and the chain."""
+    others = ["binomial", "two-tree", "pipeline-chain"]
+    command = [sim, "--platform", "hornet", "--procs", "16", "--algorithms",
+               ",".join(["linear"] + others), "--sizes", "1M", "--iterations", "2",
+               "--json", out]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        sys.exit(f"FAILED: {' '.join(command)}\n{done.stdout}{done.stderr}")
+    with open(out) as f:
+        run = json.load(f)
+    seconds = {c["algorithm"]: c["summary"]["seconds_per_bcast"]["median"] for c in run["results"]}
+    faster = [a for a in others if seconds[a] < seconds["linear"]]
+    layout = (run["simulation"]["host_per"], run["simulation"]["leancast_ranks_per_node"])
+    if faster != others or layout != ("core", "24"):
+        sys.exit(f"FAILED: P=16, 1 MiB: linear {seconds['linear']:.6g} s should be slower than "
+                 f"{', '.join(others)} ({seconds}); layout {layout} should be core hosts, "
+                 "LEANCAST_RANKS_PER_NODE=24")
+    print(f"P=16, 1 MiB, one node: linear {seconds['linear']:.6g} s, slower than "
+          + ", ".join(f"{a} {seconds[a]:.6g} s" for a in others))
 
 
 def check_refused(sim, args, expected):
@@ -82,24 +123,36 @@ def main(sim, bcast_check):
                   "has no algorithm 'nonsense'")
     check_refused(sim, ["--platform", "hornet", "--procs", "4", "--algorithms", "ring"],
                   "unknown algorithm 'ring'")
+    check_refused(sim, ["--platform", "hornet", "--procs", "4", "--core-hosts", "--node-hosts"],
+                  "not allowed with argument")
     check_refused(sim, ["--platform", "hornet", "--procs", "8", "--ranks-per-node", "1",
                         "--algorithms", "smpi:ompi_split_bintree", "--sizes", "1M"],
                   "smpirun failed")
     for procs in (33, 64):
         for size in (1000003, procs - 7):
             check_data(sim, bcast_check, procs, size)
-    check_data(sim, bcast_check, 33, 1000003, ("--core-hosts",))
+    check_data(sim, bcast_check, 33, 1000003, ("--node-hosts",))
     check_nodes(sim, bcast_check, (), "on 3 node(s), up to 24 ranks each")
-    check_nodes(sim, bcast_check, ("--core-hosts",), "on 64 node(s), up to 1 ranks each")
+    check_nodes(sim, bcast_check, ("--core-hosts",), "on 3 node(s), up to 24 ranks each")
+    check_nodes(sim, bcast_check, ("--node-hosts",), "on 3 node(s), up to 24 ranks each")
+    check_nodes(sim, bcast_check, ("--ranks-per-node", "8"), "on 8 node(s), up to 8 ranks each")
+    check_nodes(sim, bcast_check, (), "on 4 node(s), up to 16 ranks each", ranks_per_node=16)
     with tempfile.TemporaryDirectory() as tmp:
-        first = simulate(sim, os.path.join(tmp, "first.json"))
-        second = simulate(sim, os.path.join(tmp, "second.json"))
+        algorithms = "scatter-ring,scatter-ring-tuned,smpi:scatter_LR_allgather"
+        first = simulate(sim, os.path.join(tmp, "first.json"), algorithms)
+        second = simulate(sim, os.path.join(tmp, "second.json"), algorithms)
+        # The two alone, so that each cell starts at the same simulated clock in both runs
+        # (SimGrid rounds the clock to 1e-9 s, so a cell's time depends on where it starts
+        # by up to that much).
+        without_costs = simulate(sim, os.path.join(tmp, "no-costs.json"),
+                                 "scatter-ring,smpi:scatter_LR_allgather", NO_MESSAGE_COSTS)
+        check_one_node(sim, os.path.join(tmp, "one-node.json"))
     if first != second:
         sys.exit(f"FAILED: two identical simulations differ:\n{first}\n{second}")
     print(f"deterministic: two runs gave the same {len(first)} cells")
     for size in (12288, 524287):
-        ours = first[("scatter-ring", size)][0]
-        smpi = first[("smpi:scatter_LR_allgather", size)][0]
+        ours = without_costs[("scatter-ring", size)][0]
+        smpi = without_costs[("smpi:scatter_LR_allgather", size)][0]
         if abs(ours - smpi) > 1e-6 * smpi:  # SimGrid solves to 1e-9 s precision
             sys.exit(f"FAILED: {size} bytes: scatter-ring {ours} s, SMPI's {smpi} s")
         print(f"{size} bytes: scatter-ring = smpi:scatter_LR_allgather = {ours:.6g} s (simulated)")

@@ -19,6 +19,8 @@ constexpr leancast::sim::NodeModel kLakiNode{
     .memory_bandwidth = 19e9,
     // ASSUMED: one Nehalem core copies ~6 GB/s.
     .core_bandwidth = 6e9,
+    // SCALED: hornet's send port is 1.2x its receive port (fitted there); the same here.
+    .send_bandwidth = 7.2e9,
     // ~0.5 us intra-node MPI latency: two core links.
     .core_latency = 0.25e-6,
     // ASSUMED QDR InfiniBand (the paper does not say): 4 x 10 Gb/s with 8b/10b coding,
@@ -27,6 +29,9 @@ constexpr leancast::sim::NodeModel kLakiNode{
     // ~1.6 us inter-node MPI latency: 2 x 0.25 us core links, 2 x 0.35 us host channel
     // adapters, and 0.1 us per switch link below (2 or 4 links).
     .nic_latency = 0.35e-6,
+    // ASSUMED: the MPI library's per-message costs fitted on hornet (hornet.cpp).
+    .send_overhead = 0.4e-6,
+    .receive_overhead = 0.1e-6,
 };
 
 }  // namespace
@@ -35,7 +40,8 @@ extern "C" void load_platform(const sg4::Engine&);
 
 void load_platform(const sg4::Engine&) {
     // The paper does not give Laki's eager limit; SimGrid's default of 64 KiB is kept.
-  leancast::sim::apply_smpi_settings(65536);
+  leancast::sim::apply_smpi_settings(65536, kLakiNode.send_overhead,
+                                     kLakiNode.receive_overhead);
     // Two-level fat tree of 36-port switches at full bisection: 18 leaf switches with 18
     // nodes each and 18 uplinks, one to each of 18 spine switches (324 nodes, 2592 cores).
   const double link_bandwidth = 3.2e9, link_latency = 0.1e-6;

@@ -17,7 +17,7 @@ std::string core_host_name(unsigned long node, int core) {
 
 bool hosts_are_cores() {
   const char* value = std::getenv("LEANCAST_SIM_HOSTS");
-  return value != nullptr && std::string(value) == "cores";
+  return value == nullptr || std::string(value) != "nodes";
 }
 
 namespace {
@@ -43,6 +43,34 @@ void add_node_host(sg4::NetZone* zone, unsigned long node, const NodeModel& mode
                   {sg4::LinkInRoute{loop}, sg4::LinkInRoute{bus}}, false);
 }
 
+// The send port's bandwidth: the model's, or LEANCAST_SIM_SEND_BANDWIDTH (bytes/s), which
+// exists only for the calibration sweep of docs/one-node-model.md.
+double send_bandwidth(const NodeModel& model) {
+  const char* value = std::getenv("LEANCAST_SIM_SEND_BANDWIDTH");
+  const double given = value != nullptr ? std::strtod(value, nullptr) : 0;
+  return given > 0 ? given : model.send_bandwidth;
+}
+
+// Core `core` as a host of its own. Its ports are SHARED links: all messages the rank has
+// in flight share its send port, all it receives share its receive port, as one MPI
+// process has one CPU to drive them (and, under single-copy CMA, concurrent readers of one
+// process contend). Two links rather than one split-duplex link, so that the two
+// directions can differ (hornet.cpp says why they do).
+void add_core_host(sg4::NetZone* zone, unsigned long node, int core, const NodeModel& model,
+                   const sg4::Link* bus) {
+  const std::string name = core_host_name(node, core);
+  const sg4::Host* host = zone->create_host(name, 1e9)->seal();
+  const auto port = [&](const std::string& link, double bandwidth) {
+    return zone->create_link(link, bandwidth)->set_latency(model.core_latency)->seal();
+  };
+  const sg4::Link* send = port(name + "-send", send_bandwidth(model));
+  const sg4::Link* receive = port(name + "-receive", model.core_bandwidth);
+  zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
+                  {sg4::LinkInRoute{send}, sg4::LinkInRoute{bus}}, false);
+  zone->add_route(nullptr, host->get_netpoint(), nullptr, nullptr,
+                  {sg4::LinkInRoute{bus}, sg4::LinkInRoute{receive}}, false);
+}
+
 }  // namespace
 
 std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoint*> build_node(
@@ -53,16 +81,11 @@ std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoin
   const sg4::Link* bus = zone->create_link(name + "-memory", model.memory_bandwidth)
                              ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
                              ->seal();
-  for (int core = 0; hosts_are_cores() && core < model.cores; ++core) {
-    const sg4::Host* host = zone->create_host(core_host_name(node, core), 1e9)->seal();
-    const sg4::Link* link =
-        zone->create_split_duplex_link(core_host_name(node, core), model.core_bandwidth)
-            ->set_latency(model.core_latency)
-            ->seal();
-    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
-                    {{link, sg4::LinkInRoute::Direction::UP}, sg4::LinkInRoute{bus}}, true);
+  if (hosts_are_cores()) {
+    for (int core = 0; core < model.cores; ++core) add_core_host(zone, node, core, model, bus);
+  } else {
+    add_node_host(zone, node, model, bus);
   }
-  if (!hosts_are_cores()) add_node_host(zone, node, model, bus);
   auto* gateway = zone->create_router(name + "-nic");
   const sg4::Link* nic = zone->create_split_duplex_link(name + "-nic", model.nic_bandwidth)
                              ->set_latency(model.nic_latency)

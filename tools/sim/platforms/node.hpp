@@ -1,12 +1,14 @@
 // One compute node of a simulated platform: its ranks share a memory bus, and a network
 // interface leads to the interconnect. Two ways to lay it out (LEANCAST_SIM_HOSTS):
-//   nodes (default): the node is one SimGrid host with one core per rank, so SMPI's
-//          MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) and its SMP-aware collectives see
-//          the node; messages between its ranks take the host's loopback route;
-//   cores: every core is a host of its own (one rank each), as the paper reproduction
-//          ran; MPI then sees one rank per node.
-// Both give a message the same links: a per-rank copy limit, the bus, and the NIC when it
-// leaves the node.
+//   cores (default): every core is a host of its own with one send port and one receive
+//          port, which all of its rank's concurrent messages share (docs/one-node-model.md);
+//          MPI then sees one rank per node, so leancast-sim tells leancast the nodes
+//          through LEANCAST_RANKS_PER_NODE;
+//   nodes: the node is one SimGrid host with one core per rank, so SMPI's
+//          MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) and its SMP-aware collectives see the
+//          node; a message's copy limit then applies per message, not per rank (a
+//          multi-core host is one network point: its ranks cannot have ports of their own).
+// Either way a message crosses the bus, and the NIC when it leaves the node.
 #pragma once
 
 #include <simgrid/s4u/NetZone.hpp>
@@ -19,10 +21,16 @@ namespace leancast::sim {
 struct NodeModel {
   int cores = 1;
   double memory_bandwidth = 0;  // bytes/s shared by every transfer touching the node
-  double core_bandwidth = 0;    // bytes/s one rank can copy on its own
-  double core_latency = 0;      // s, per core link crossed (twice per message)
+  double core_bandwidth = 0;    // bytes/s of a rank's receive port (the receiver copies)
+  double send_bandwidth = 0;    // bytes/s of a rank's send port, shared by its sends
+  double core_latency = 0;      // s, per core port crossed (twice per message)
   double nic_bandwidth = 0;     // bytes/s per direction into and out of the node
   double nic_latency = 0;       // s, per network interface crossed
+  // The MPI library's software cost per eager message, in time of the rank that pays it
+  // (SMPI blocks the calling rank that long; it is not a link, so it is not shared;
+  // smpi_settings.hpp says why rendezvous messages pay none):
+  double send_overhead = 0;     // s per eager message sent
+  double receive_overhead = 0;  // s per eager message received
 };
 
 // Host names, as leancast-sim writes them into smpirun's host file: "node-<node>" for a
@@ -30,16 +38,18 @@ struct NodeModel {
 std::string node_host_name(unsigned long node);
 std::string core_host_name(unsigned long node, int core);
 
-// Whether LEANCAST_SIM_HOSTS (set by leancast-sim) asks for one host per core.
+// Whether LEANCAST_SIM_HOSTS (set by leancast-sim) leaves one host per core (anything but
+// "nodes", unset included).
 bool hosts_are_cores();
 
 // Builds node `node` inside `parent`; returns the node zone's netpoint and its gateway,
 // as SimGrid's cluster builders (ClusterCallbacks::netpoint) expect.
 //
-// Routes: a message between two ranks of one node crosses the sender's core link, the
-// memory bus and the receiver's core link; a message leaving the node crosses its core
-// link, the bus and the NIC. (SimGrid counts a link once per route, so the bus is
-// loaded once per message; its bandwidth is fitted with that in mind, see hornet.cpp.)
+// Routes: a message between two ranks of one node crosses the sender's send port, the
+// memory bus and the receiver's receive port; a message leaving the node crosses the
+// sender's send port, the bus and the NIC. (SimGrid's star zone counts a link once per
+// route, so the bus is loaded once per message; its bandwidth is fitted with that in
+// mind, see hornet.cpp.)
 std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoint*> build_node(
     simgrid::s4u::NetZone* parent, unsigned long node, const NodeModel& model);
 

@@ -3,6 +3,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/config.hpp>
 
+#include <cstdio>
 #include <string>
 
 namespace leancast::sim {
@@ -14,9 +15,22 @@ void set_unless_given(const std::string& name, const std::string& value) {
   if (simgrid::config::is_default(name.c_str())) simgrid::s4u::Engine::set_config(name + ":" + value);
 }
 
+// SMPI's piecewise cost, sections "SIZE:SECONDS:SECONDS_PER_BYTE" each applying above its
+// SIZE: `seconds` for messages SMPI sends eagerly (shorter than `eager_bytes`), none for
+// longer ones. SMPI charges a blocking send (smpi/os) and a receive (smpi/or) only when
+// the message is eager, but an MPI_Isend (smpi/ois) at any size; charging all three on
+// eager messages only keeps a nonblocking message as cheap as the same blocking one, so
+// leancast's schedules (MPI_Isend) and SMPI's built-in broadcasts (mostly MPI_Send) pay
+// alike for the same messages.
+std::string eager_cost(double seconds, int eager_bytes) {
+  char text[96];
+  std::snprintf(text, sizeof text, "0:%.6g:0;%d:0:0", seconds, eager_bytes - 1);
+  return text;
+}
+
 }  // namespace
 
-void apply_smpi_settings(int eager_bytes) {
+void apply_smpi_settings(int eager_bytes, double send_overhead, double receive_overhead) {
   set_unless_given("smpi/bw-factor", "0:1");
   set_unless_given("smpi/lat-factor", "0:1");
   set_unless_given("network/crosstraffic", "0");
@@ -25,6 +39,9 @@ void apply_smpi_settings(int eager_bytes) {
   // SimGrid's solver gives up on that many tiny flows ("Cannot saturate more a constraint
   // that has no active element"); MPICH's allgather, which Cray's MPI runs, does not.
   set_unless_given("smpi/allgather", "mpich");
+  set_unless_given("smpi/ois", eager_cost(send_overhead, eager_bytes));
+  set_unless_given("smpi/os", eager_cost(send_overhead, eager_bytes));
+  set_unless_given("smpi/or", eager_cost(receive_overhead, eager_bytes));
 }
 
 }  // namespace leancast::sim
