@@ -18,9 +18,10 @@
 4. leancast's scatter-ring sends exactly MPICH's messages: its simulated time equals that
    of SMPI's built-in scatter_LR_allgather (MPICH's scatter + ring). Simulated time is
    computed, not measured, so it can be compared exactly. This runs without the model's
-   per-message costs: with the receive cost (smpi/or, a pause of the receiving rank when
-   it completes an eager receive) MPICH's blocking code and leancast's nonblocking
-   schedule take different times for the same messages (docs/one-node-model.md).
+   per-message costs: SMPI moves even an eager message only once its receive is posted,
+   and MPICH's ring (MPI_Sendrecv) pays the send cost before it posts its receive, while
+   leancast posts its receives first, so with the send cost the same messages take 23 %
+   longer in MPICH's code at 12288 bytes (docs/one-node-model.md).
 5. One node ranks the algorithms as the real 16-core node does (docs/one-node-model.md):
    at P = 16, 1 MiB, linear (the root's 15 messages share its send port) is slower than
    binomial, two-tree and pipeline-chain, and the JSON records the layout.
