@@ -71,7 +71,8 @@ def check_nodes(sim, bcast_check, layout, expected, ranks_per_node=None):
 
 
 # SMPI's per-message costs (smpi/ois, smpi/os, smpi/or) switched off.
-NO_MESSAGE_COSTS = [a for key in ("ois", "os", "or") for a in ("--smpi-config", f"smpi/{key}:0:0:0")]
+NO_MESSAGE_COSTS = [a for key in ("ois", "os", "or")
+                    for a in ("--smpi-config", f"smpi/{key}:0:0:0")]
 
 
 def simulate(sim, out, algorithms, extra=()):
@@ -97,7 +98,8 @@ def check_one_node(sim, out):
         sys.exit(f"FAILED: {' '.join(command)}\n{done.stdout}{done.stderr}")
     with open(out) as f:
         run = json.load(f)
-    seconds = {c["algorithm"]: c["summary"]["seconds_per_bcast"]["median"] for c in run["results"]}
+    seconds = {c["algorithm"]: c["summary"]["seconds_per_bcast"]["median"]
+               for c in run["results"]}
     faster = [a for a in others if seconds[a] < seconds["linear"]]
     layout = (run["simulation"]["host_per"], run["simulation"]["leancast_ranks_per_node"])
     if faster != others or layout != ("core", "24"):
