@@ -232,7 +232,7 @@ class Site(unittest.TestCase):
         for size in (1024, 65536):
             self.assertIsNotNone(rule_for(self.rules, size)[1], size)
         self.assertRegex(self.text, r"# machine: .+, \d+ cores")
-        self.assertIn("Open MPI", self.text)
+        self.assertIn(self.data["runs"][0]["environment"]["mpi_library"], self.text)
         self.assertRegex(self.text, r"#   P=2 osu: .*leancast-bench .*--method osu")
         backed_by_measurements(self, self.rules, self.data)
 
