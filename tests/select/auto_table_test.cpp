@@ -47,6 +47,38 @@ TEST(AutoTable, AutoFollowsTheFirstApplyingRuleElseTheLibrary) {
   EXPECT_GT(unmatched, 0);
 }
 
+// Every rule carries its evidence: it stands in a section that leancast-tune wrote (its
+// header says real MPI, with the machine and the library, or a simulated platform), and its
+// comment gives the measured speedups over the library's broadcast at the sizes it covers,
+// back-to-back (paper) and with a barrier before each broadcast (osu).
+TEST(AutoTable, EveryRuleCarriesItsEvidence) {
+  std::string_view text = automatic_table();
+  std::string section;  // the current section's header lines
+  int line_number = 0;
+  while (!text.empty()) {
+    const std::size_t end = std::min(text.find('\n'), text.size());
+    const std::string line(text.substr(0, end));
+    text.remove_prefix(std::min(end + 1, text.size()));
+    ++line_number;
+    if (line.rfind("# leancast-tune, ", 0) == 0) {
+      section = line;
+      continue;
+    }
+    if (line.rfind("# machine: ", 0) == 0) section += "\n" + line;
+    if (line.empty() || line[0] == '#') continue;
+    SCOPED_TRACE("auto.rules line " + std::to_string(line_number) + ": " + line);
+    ASSERT_FALSE(section.empty()) << "a rule outside any leancast-tune section";
+    const bool real = section.find("real MPI") != std::string::npos;
+    EXPECT_TRUE(real || section.find("simulated on ") != std::string::npos) << section;
+    if (real) EXPECT_NE(section.find("# machine: "), std::string::npos) << section;
+    const std::size_t comment = line.find('#');
+    ASSERT_NE(comment, std::string::npos) << "a rule without its evidence";
+    // Speedups over the library's broadcast under both timing methods.
+    EXPECT_NE(line.find("(paper ", comment), std::string::npos);
+    EXPECT_NE(line.find("osu ", comment), std::string::npos);
+  }
+}
+
 bool is_ring(const AlgorithmSpec& spec) {
   const auto ring = [](Algorithm a) {
     return a == Algorithm::scatter_ring || a == Algorithm::scatter_ring_tuned;
