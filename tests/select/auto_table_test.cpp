@@ -70,7 +70,9 @@ TEST(AutoTable, EveryRuleCarriesItsEvidence) {
     ASSERT_FALSE(section.empty()) << "a rule outside any leancast-tune section";
     const bool real = section.find("real MPI") != std::string::npos;
     EXPECT_TRUE(real || section.find("simulated on ") != std::string::npos) << section;
-    if (real) EXPECT_NE(section.find("# machine: "), std::string::npos) << section;
+    if (real) {
+      EXPECT_NE(section.find("# machine: "), std::string::npos) << section;
+    }
     const std::size_t comment = line.find('#');
     ASSERT_NE(comment, std::string::npos) << "a rule without its evidence";
     // Speedups over the library's broadcast under both timing methods.
