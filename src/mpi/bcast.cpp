@@ -64,6 +64,20 @@ int pass_intercommunicator(const BcastCall& call) {
   return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
 }
 
+// What runs, decided from the call and the settings; the node map is asked for (and the
+// private communicator made) only if the choice depends on it. The choice is remembered in
+// the private communicator, if there is one by then.
+Decision decide_now(const BcastCall& call, const std::optional<AlgorithmSpec>& requested, int size,
+                    std::uint64_t bytes, bool moves_data, PrivateComm*& state, int& rc) {
+  const NodesLookup nodes = [&]() -> std::shared_ptr<const NodeMap> {
+    if (!moves_data || (rc = private_comm(call.comm, state)) != MPI_SUCCESS) return nullptr;
+    return state->nodes();
+  };
+  const Decision decision = decide(process_settings(), requested, size, bytes, nodes);
+  if (rc == MPI_SUCCESS && state != nullptr) state->remember(bytes, requested, decision);
+  return decision;
+}
+
 int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   const MPI_Comm comm = call.comm;
   if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
@@ -86,13 +100,16 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   PrivateComm* state = nullptr;
   int rc = MPI_SUCCESS;
   const bool moves_data = info.bytes > 0 && size > 1;
-  const NodesLookup nodes = [&]() -> std::shared_ptr<const NodeMap> {
-    if (!moves_data || (rc = private_comm(comm, state)) != MPI_SUCCESS) return nullptr;
-    return state->nodes();
-  };
-  const Decision decision = decide(process_settings(), requested, size, info.bytes, nodes);
+  // A size this communicator has broadcast before, with the same algorithm named (or none):
+  // the same choice.
+  if (moves_data && (rc = existing_private_comm(comm, state)) != MPI_SUCCESS) {
+    return raise_code(comm, rc);
+  }
+  const Decision* known = state != nullptr ? state->remembered(info.bytes, requested) : nullptr;
+  const Decision decision = known != nullptr ? *known : decide_now(call, requested, size, info.bytes,
+                                                                   moves_data, state, rc);
   if (rc != MPI_SUCCESS) return raise_code(comm, rc);
-  if (decision.algorithm == Algorithm::mpi) {
+  if (decision.algorithm.algorithm == Algorithm::mpi) {
     record_bcast(decision, size, info.bytes);
     return pass_to_mpi(call.buf, call.count, call.type, call.root, comm);
   }

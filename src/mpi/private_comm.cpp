@@ -1,5 +1,6 @@
 #include "private_comm.hpp"
 
+#include <algorithm>
 #include <mutex>
 
 #include "process_settings.hpp"
@@ -14,9 +15,16 @@ int delete_state(MPI_Comm, int, void* state, void*) {
   return MPI_SUCCESS;
 }
 
-std::once_flag keyval_once;
-int keyval = MPI_KEYVAL_INVALID;
-int keyval_error = MPI_SUCCESS;
+// The attribute key of the private state, made at the first broadcast (a function-local
+// static: asked on every broadcast, one check after the first): {key, MPI error code}.
+const std::pair<int, int>& state_keyval() {
+  static const std::pair<int, int> made = [] {
+    int key = MPI_KEYVAL_INVALID;
+    const int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &key, nullptr);
+    return std::pair<int, int>{key, rc};
+  }();
+  return made;
+}
 
 std::once_flag local_once;
 MPI_Comm local_comm = MPI_COMM_NULL;
@@ -63,19 +71,33 @@ std::shared_ptr<const PrivateComm::Program> PrivateComm::program(const Algorithm
   return made;
 }
 
-int private_comm(MPI_Comm user, PrivateComm*& out) {
-  std::call_once(keyval_once, [] {
-    keyval_error =
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, nullptr);
-  });
+const Decision* PrivateComm::remembered(std::uint64_t bytes,
+                                        const std::optional<AlgorithmSpec>& call) const {
+  const std::size_t filled = std::min(decisions_made_, kRememberedDecisions);
+  for (std::size_t i = 0; i < filled; ++i) {
+    if (decisions_[i].bytes == bytes && decisions_[i].call == call) return &decisions_[i].decision;
+  }
+  return nullptr;
+}
+
+void PrivateComm::remember(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call,
+                           const Decision& decision) {
+  decisions_[decisions_made_++ % kRememberedDecisions] = {bytes, call, decision};
+}
+
+int existing_private_comm(MPI_Comm user, PrivateComm*& out) {
+  out = nullptr;
+  const auto& [keyval, keyval_error] = state_keyval();
   if (keyval_error != MPI_SUCCESS) return keyval_error;
   void* value = nullptr;
   int found = 0;
   if (int rc = MPI_Comm_get_attr(user, keyval, &value, &found); rc != MPI_SUCCESS) return rc;
-  if (found) {
-    out = static_cast<PrivateComm*>(value);
-    return MPI_SUCCESS;
-  }
+  if (found) out = static_cast<PrivateComm*>(value);
+  return MPI_SUCCESS;
+}
+
+int private_comm(MPI_Comm user, PrivateComm*& out) {
+  if (int rc = existing_private_comm(user, out); rc != MPI_SUCCESS || out != nullptr) return rc;
   MPI_Comm dup = MPI_COMM_NULL;
   if (int rc = MPI_Comm_dup(user, &dup); rc != MPI_SUCCESS) return rc;
   MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
@@ -89,7 +111,9 @@ int private_comm(MPI_Comm user, PrivateComm*& out) {
   }
   count_private_comm(true);
   auto state = std::make_unique<PrivateComm>(dup, size, rank, std::move(nodes));
-  if (int rc = MPI_Comm_set_attr(user, keyval, state.get()); rc != MPI_SUCCESS) return rc;
+  if (int rc = MPI_Comm_set_attr(user, state_keyval().first, state.get()); rc != MPI_SUCCESS) {
+    return rc;
+  }
   out = state.release();
   return MPI_SUCCESS;
 }

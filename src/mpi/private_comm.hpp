@@ -11,13 +11,17 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <list>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <vector>
 
 #include <leancast/schedule.hpp>
+
+#include "select/decide.hpp"
 
 namespace leancast::detail {
 
@@ -41,6 +45,15 @@ class PrivateComm {
   std::shared_ptr<const Program> program(const AlgorithmSpec& algorithm, int root,
                                          std::uint64_t bytes);
 
+  // The choice made for a broadcast of `bytes` bytes with the call's algorithm (or none:
+  // the settings decide), if remembered: on one communicator it comes out the same every
+  // time. Deciding again costs about 0.1 us, a third of a 1 KiB broadcast between two ranks
+  // of one node, which would make auto's deferral to the library measurably slower than the
+  // library.
+  const Decision* remembered(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call) const;
+  void remember(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call,
+                const Decision& decision);
+
  private:
   using Key = std::tuple<AlgorithmSpec, int, std::uint64_t>;  // the parameter included
   static constexpr std::size_t kCachedPrograms = 16;
@@ -50,6 +63,14 @@ class PrivateComm {
   int rank_;
   std::shared_ptr<const NodeMap> nodes_;
   std::list<std::pair<Key, std::shared_ptr<const Program>>> recent_;  // most recent first
+  static constexpr std::size_t kRememberedDecisions = 8;
+  struct Remembered {
+    std::uint64_t bytes = 0;
+    std::optional<AlgorithmSpec> call;
+    Decision decision;
+  };
+  std::array<Remembered, kRememberedDecisions> decisions_{};
+  std::size_t decisions_made_ = 0;  // the next slot is decisions_made_ % kRememberedDecisions
 };
 
 // The private communicator of `user` (an intracommunicator), created collectively on
@@ -58,6 +79,10 @@ class PrivateComm {
 // and an allgather tells every rank all of them. LEANCAST_RANKS_PER_NODE replaces that
 // by blocks of N ranks. Returns an MPI error code; `out` is set on success.
 int private_comm(MPI_Comm user, PrivateComm*& out);
+
+// The private communicator of `user` if an earlier broadcast made it, else nullptr in
+// `out`; never communicates. Returns an MPI error code.
+int existing_private_comm(MPI_Comm user, PrivateComm*& out);
 
 // A process-local communicator (a duplicate of MPI_COMM_SELF) whose errors return,
 // for local checks such as MPI_Pack with count 0 to find uncommitted datatypes.
