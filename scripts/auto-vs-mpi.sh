@@ -44,10 +44,14 @@ for part in "${parts[@]}"; do
         layout=()
         ((per_node)) && layout=(--ranks-per-node "$per_node")
         for method in paper osu; do
-          run timeout 1800 "$LEANCAST_ROOT/build/smpi/leancast-sim" --platform hornet \
-            --procs "$procs" "${layout[@]}" --algorithms auto,mpi,smpi:ompi,smpi:mpich \
-            --baseline mpi --method "$method" --sizes 1K:64M:4 --iterations 10 \
-            --json "$out/sim-hornet-p$procs-$method.json"
+          # A simulation repeats exactly: one repetition; large sizes need few iterations.
+          for grid in "small 1K:256K:4 10" "large 1M:64M:4 2"; do
+            read -r name sizes iterations <<< "$grid"
+            run timeout 1800 "$LEANCAST_ROOT/build/smpi/leancast-sim" --platform hornet \
+              --procs "$procs" "${layout[@]}" --algorithms auto,mpi,smpi:ompi,smpi:mpich \
+              --baseline mpi --method "$method" --sizes "$sizes" --iterations "$iterations" \
+              --json "$out/sim-hornet-p$procs-$method-$name.json"
+          done
         done
       done ;;
     *) echo "unknown part $part (real, sim)" >&2; exit 2 ;;

@@ -21,8 +21,11 @@ def main(path):
     with open(path) as f:
         for line in f:
             if line.startswith("# leancast-tune, "):
-                source = ("real " + line.split("real MPI, ")[1].split(",")[0]
-                          if "real MPI" in line else "simulated, " + line.split("simulated on ")[1].split(" (")[0])
+                if "real MPI" in line:
+                    library = line.split("real MPI, ")[1].split(",")[0].strip()
+                    source = "real, " + library.replace("MPICH Version:", "MPICH").strip()
+                else:
+                    source = "simulated, " + line.split("simulated on ")[1].split(" (")[0]
             match = RULE.match(line.strip())
             if not match or match["algorithm"] == "mpi":
                 continue
