@@ -84,11 +84,17 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   if (requested && !parameter_problem(*requested).empty()) {
     return raise_problem(comm, Problem::unknown_algorithm);
   }
-  int inter = 0;
-  if (int rc = MPI_Comm_test_inter(comm, &inter); rc != MPI_SUCCESS) return raise_code(comm, rc);
-  if (inter) return pass_intercommunicator(call);
-  int size = 0;
-  MPI_Comm_size(comm, &size);
+  // The private communicator, if an earlier broadcast made it; only intracommunicators get
+  // one, so with it the communicator needs no more questions (every call pays for them).
+  PrivateComm* state = nullptr;
+  if (int rc = existing_private_comm(comm, state); rc != MPI_SUCCESS) return raise_code(comm, rc);
+  int size = state != nullptr ? state->size() : 0;
+  if (state == nullptr) {
+    int inter = 0;
+    if (int rc = MPI_Comm_test_inter(comm, &inter); rc != MPI_SUCCESS) return raise_code(comm, rc);
+    if (inter) return pass_intercommunicator(call);
+    MPI_Comm_size(comm, &size);
+  }
   if (auto problem = check_arguments(call, size)) return raise_problem(comm, *problem);
   TypeInfo info;
   if (int rc = describe_type(call.count, call.type, info); rc != MPI_SUCCESS) {
@@ -97,14 +103,10 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   // The private communicator also knows the ranks' nodes; it is made (collectively) when a
   // choice needs them, or to run leancast's schedule. Broadcasts that move nothing never
   // need one: their choice assumes one node.
-  PrivateComm* state = nullptr;
   int rc = MPI_SUCCESS;
   const bool moves_data = info.bytes > 0 && size > 1;
   // A size this communicator has broadcast before, with the same algorithm named (or none):
   // the same choice.
-  if (moves_data && (rc = existing_private_comm(comm, state)) != MPI_SUCCESS) {
-    return raise_code(comm, rc);
-  }
   const Decision* known = state != nullptr ? state->remembered(info.bytes, requested) : nullptr;
   const Decision decision = known != nullptr ? *known : decide_now(call, requested, size, info.bytes,
                                                                    moves_data, state, rc);
