@@ -88,8 +88,10 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   // one, so with it the communicator needs no more questions (every call pays for them).
   PrivateComm* state = nullptr;
   if (int rc = existing_private_comm(comm, state); rc != MPI_SUCCESS) return raise_code(comm, rc);
-  int size = state != nullptr ? state->size() : 0;
-  if (state == nullptr) {
+  int size = 0;
+  if (state != nullptr) {
+    size = state->size();
+  } else {
     int inter = 0;
     if (int rc = MPI_Comm_test_inter(comm, &inter); rc != MPI_SUCCESS) return raise_code(comm, rc);
     if (inter) return pass_intercommunicator(call);
@@ -108,8 +110,9 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   // A size this communicator has broadcast before, with the same algorithm named (or none):
   // the same choice.
   const Decision* known = state != nullptr ? state->remembered(info.bytes, requested) : nullptr;
-  const Decision decision = known != nullptr ? *known : decide_now(call, requested, size, info.bytes,
-                                                                   moves_data, state, rc);
+  const Decision decision =
+      known != nullptr ? *known
+                       : decide_now(call, requested, size, info.bytes, moves_data, state, rc);
   if (rc != MPI_SUCCESS) return raise_code(comm, rc);
   if (decision.algorithm.algorithm == Algorithm::mpi) {
     record_bcast(decision, size, info.bytes);

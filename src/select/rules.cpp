@@ -120,7 +120,8 @@ std::string_view built_for_library() { return LEANCAST_MPI_LIBRARY; }
 
 const Rule* RuleSet::match(int procs, std::uint64_t bytes, int ranks_per_node) const {
   for (const Rule& rule : rules) {
-    if ((rule.library.empty() || rule.library == built_for_library()) && procs >= 0 && rule.procs.contains(static_cast<std::uint64_t>(procs)) &&
+    const bool ours = rule.library.empty() || rule.library == built_for_library();
+    if (ours && procs >= 0 && rule.procs.contains(static_cast<std::uint64_t>(procs)) &&
         rule.bytes.contains(bytes) && ranks_per_node >= 0 &&
         rule.ppn.contains(static_cast<std::uint64_t>(ranks_per_node))) {
       return &rule;

@@ -11,8 +11,9 @@
 // A rule applies when all its conditions hold (a missing condition holds for any value);
 // the first rule that applies wins. ppn is the number of ranks on the communicator's most
 // populated node. library= limits a rule to leancast built against that MPI library: a
-// measurement against Open MPI's MPI_Bcast says nothing about MPICH's. leancast-tune and auto's built-in table (data/auto.rules) write the same
-// format: one line per (process-count, ranks-per-node, byte range) cell. MPI-free.
+// measurement against Open MPI's MPI_Bcast says nothing about MPICH's. leancast-tune and
+// auto's built-in table (data/auto.rules) write the same format: one line per
+// (process-count, ranks-per-node, byte range) cell. MPI-free.
 #pragma once
 
 #include <cstdint>
