@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <leancast/schedule.hpp>
+
 namespace leancast::detail {
 
 struct TypeInfo {
@@ -32,7 +34,12 @@ class ByteBuffer {
   int open(void* buf, MPI_Count count, MPI_Datatype type, const TypeInfo& info, bool is_root,
            MPI_Comm comm);
   std::byte* data() { return data_; }
-  // On a receiver that packed, unpacks into the user's buffer.
+  // The executor calls prepare before it sends `bytes` (the root's bytes must be packed by
+  // then) and received after a receive of `bytes` completed (what is complete may be
+  // unpacked). Both return an MPI error code.
+  int prepare(ByteRange) { return MPI_SUCCESS; }
+  int received(ByteRange) { return MPI_SUCCESS; }
+  // On a receiver that packed, unpacks into the user's buffer what is not unpacked yet.
   int close();
 
  private:
