@@ -5,6 +5,7 @@
 
 #include <leancast/leancast.hpp>
 
+#include "broadcast_tag.hpp"
 #include "byte_buffer.hpp"
 #include "errors.hpp"
 #include "executor.hpp"
@@ -78,6 +79,34 @@ Decision decide_now(const BcastCall& call, const std::optional<AlgorithmSpec>& r
   return decision;
 }
 
+// This rank's part of the schedule, through the executor the settings name.
+Outcome run_schedule(const BcastCall& call, const AlgorithmSpec& algorithm, PrivateComm& state,
+                     const TypeInfo& info) {
+  const auto program = state.program(algorithm, call.root, info.bytes);
+  ByteBuffer bytes;
+  const bool is_root = state.rank() == call.root;
+  if (int rc = bytes.open(call.buf, call.count, call.type, info, is_root, state.comm());
+      rc != MPI_SUCCESS) {
+    return {rc, {}};
+  }
+  const Settings& settings = process_settings();
+  const Execution execution{*program,     &bytes,
+                            state.comm(), state.rank(),
+                            info.bytes,   is_root,
+                            broadcast_signature(algorithm, call.root, info.bytes),
+                            settings.window};
+  Outcome outcome = settings.executor == Executor::rounds ? execute_rounds(execution)
+                                                           : execute_dataflow(execution);
+  // A receiver unpacks what it has even after an error: MPI leaves the buffer's content
+  // undefined then, and the error says so.
+  if (int rc = bytes.close(); rc != MPI_SUCCESS && outcome.code == MPI_SUCCESS) outcome.code = rc;
+  return outcome;
+}
+
+int raise_outcome(MPI_Comm comm, const Outcome& outcome) {
+  return raise_message(comm, outcome.code, outcome.message);
+}
+
 int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   const MPI_Comm comm = call.comm;
   if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
@@ -123,13 +152,7 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   }
   record_bcast(decision, size, info.bytes, state != nullptr ? state->nodes() : nullptr);
   if (!moves_data) return MPI_SUCCESS;
-  const auto program = state->program(decision.algorithm, call.root, info.bytes);
-  ByteBuffer bytes;
-  const bool is_root = state->rank() == call.root;
-  rc = bytes.open(call.buf, call.count, call.type, info, is_root, state->comm());
-  if (rc == MPI_SUCCESS) rc = execute(*program, bytes.data(), state->comm());
-  if (rc == MPI_SUCCESS) rc = bytes.close();
-  return raise_code(comm, rc);
+  return raise_outcome(comm, run_schedule(call, decision.algorithm, *state, info));
 }
 
 }  // namespace

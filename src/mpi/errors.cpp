@@ -1,6 +1,8 @@
 #include "errors.hpp"
 
 #include <array>
+#include <cstdio>
+#include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -74,6 +76,33 @@ void make_codes() {
 int raise_problem(MPI_Comm comm, Problem problem) {
   std::call_once(codes_once, make_codes);
   return raise_code(comm, codes[static_cast<std::size_t>(problem)]);
+}
+
+int raise_message(MPI_Comm comm, int code, const std::string& message) {
+  if (code == MPI_SUCCESS || message.empty()) return raise_code(comm, code);
+  int error_class = MPI_ERR_OTHER;
+  MPI_Error_class(code, &error_class);
+  // One code per class, made on first use; its string is the latest message.
+  static std::mutex lock;
+  static std::map<int, int> message_codes;
+  std::string text = message.substr(0, MPI_MAX_ERROR_STRING - 1);
+  int raised = error_class;
+  {
+    const std::lock_guard<std::mutex> guard(lock);
+    auto it = message_codes.find(error_class);
+    if (it == message_codes.end()) {
+      int made = error_class;
+      if (MPI_Add_error_code(error_class, &made) != MPI_SUCCESS) made = error_class;
+      it = message_codes.emplace(error_class, made).first;
+    }
+    if (it->second != error_class &&
+        MPI_Add_error_string(it->second, const_cast<char*>(text.c_str())) == MPI_SUCCESS &&
+        reads_back(it->second, text)) {
+      raised = it->second;
+    }
+  }
+  if (raised == error_class) std::fprintf(stderr, "%s\n", text.c_str());
+  return raise_code(comm, raised);
 }
 
 int raise_code(MPI_Comm comm, int code) {

@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <string>
+
 namespace leancast::detail {
 
 enum class Problem {
@@ -26,5 +28,11 @@ int raise_problem(MPI_Comm comm, Problem problem);
 
 // Raises an error code that came back from an MPI call on `comm` and returns it.
 int raise_code(MPI_Comm comm, int code);
+
+// Raises an error of the class of `code` whose MPI_Error_string is `message` (a code of
+// that class kept for messages, its string replaced each time), and returns that code.
+// Where the MPI library cannot carry the text, the plain class is raised and the message
+// goes to stderr instead, so it is never lost. An empty message: raise_code.
+int raise_message(MPI_Comm comm, int code, const std::string& message);
 
 }  // namespace leancast::detail

@@ -1,18 +1,61 @@
-// Runs one rank's operations over MPI point-to-point, round by round.
+// Runs one rank's operations of a broadcast schedule over MPI point-to-point.
+//
+// Two executors, chosen by LEANCAST_EXECUTOR:
+//  - dataflow (the default, executor_dataflow.cpp): a send starts as soon as the bytes it
+//    carries are held, receives are posted ahead in schedule order, a bounded number at a
+//    time (LEANCAST_WINDOW), and progress is MPI_Waitsome: no round waits for another.
+//  - rounds (executor_rounds.cpp): round by round, each round's receives and sends posted
+//    together and waited for together, as leancast ran before; kept for comparison.
+//
+// Matching invariant (both executors, and what verify_schedule checks for every
+// algorithm): the messages between one ordered pair of ranks are posted in schedule order
+// on both sides and listed with the same byte ranges; every receive takes MPI_ANY_TAG on the
+// private communicator, so MPI's non-overtaking rule pairs the k-th send from a rank with
+// the k-th receive from it, for any number of rounds.
+//
+// Messages over 1 GiB go as several messages, so sizes beyond INT_MAX work with the int
+// MPI interface.
 #pragma once
 
 #include <mpi.h>
 
-#include <cstddef>
+#include <cstdint>
 #include <span>
+#include <string>
 
 #include <leancast/schedule.hpp>
 
+#include "byte_buffer.hpp"
+
 namespace leancast::detail {
 
-// Each round: post the round's receives, then its sends, then wait for all of them.
-// Messages over 1 GiB go as several messages, so sizes beyond INT_MAX work with the int
-// MPI interface. Returns an MPI error code.
-int execute(std::span<const Operation> operations, std::byte* buffer, MPI_Comm comm);
+struct Execution {
+  std::span<const Operation> operations;
+  ByteBuffer* buffer = nullptr;  // the bytes: data(), prepare() before sends, received()
+  MPI_Comm comm = MPI_COMM_NULL;  // the private communicator
+  int rank = 0;
+  std::uint64_t bytes = 0;  // of the whole broadcast
+  bool holds_all = false;   // the root: every byte is held from the start
+  int signature = 0;       // broadcast_signature (broadcast_tag.hpp)
+  int window = 0;          // receives in flight; 0: the default
+};
+
+// MPI_SUCCESS, or an MPI error code (of the error's class) and a message naming the cause.
+struct Outcome {
+  int code = MPI_SUCCESS;
+  std::string message;
+};
+
+Outcome execute_dataflow(const Execution& execution);
+Outcome execute_rounds(const Execution& execution);
+
+// Largest single message; larger operations are cut into messages of this size.
+constexpr std::uint64_t kMaxMessage = std::uint64_t{1} << 30;
+
+// Messages an operation of `length` bytes takes (a zero-byte operation is one empty
+// message, so that its receive still matches).
+inline std::uint64_t messages_of(std::uint64_t length) {
+  return length == 0 ? 1 : (length + kMaxMessage - 1) / kMaxMessage;
+}
 
 }  // namespace leancast::detail

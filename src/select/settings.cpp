@@ -71,18 +71,31 @@ void read_verbose(const Lookup& lookup, Settings& settings) {
   }
 }
 
-void read_ranks_per_node(const Lookup& lookup, Settings& settings) {
-  const char* value = value_of(lookup, "LEANCAST_RANKS_PER_NODE");
+// A positive integer setting; `out` is left as it is when unset or malformed.
+void read_positive(const Lookup& lookup, const char* name, Settings& settings, int& out) {
+  const char* value = value_of(lookup, name);
   if (value == nullptr) return;
   const std::string_view v(value);
   int n = 0;
   const auto [end, failed] = std::from_chars(v.data(), v.data() + v.size(), n);
   if (failed != std::errc() || end != v.data() + v.size() || n < 1) {
-    settings.warnings.push_back(std::string("LEANCAST_RANKS_PER_NODE=") + value +
-                                " is not a positive integer" + ignored("LEANCAST_RANKS_PER_NODE"));
+    settings.warnings.push_back(std::string(name) + "=" + value + " is not a positive integer" +
+                                ignored(name));
     return;
   }
-  settings.ranks_per_node = n;
+  out = n;
+}
+
+void read_executor(const Lookup& lookup, Settings& settings) {
+  const char* value = value_of(lookup, "LEANCAST_EXECUTOR");
+  if (value == nullptr) return;
+  const std::string_view v(value);
+  if (v == "rounds") {
+    settings.executor = Executor::rounds;
+  } else if (v != "dataflow") {
+    settings.warnings.push_back(std::string("LEANCAST_EXECUTOR=") + value +
+                                " is not dataflow or rounds" + ignored("LEANCAST_EXECUTOR"));
+  }
 }
 
 }  // namespace
@@ -93,7 +106,9 @@ Settings read_settings(const Lookup& lookup) {
   read_rules(lookup, settings);
   read_config(lookup, settings);
   read_verbose(lookup, settings);
-  read_ranks_per_node(lookup, settings);
+  read_positive(lookup, "LEANCAST_RANKS_PER_NODE", settings, settings.ranks_per_node);
+  read_executor(lookup, settings);
+  read_positive(lookup, "LEANCAST_WINDOW", settings, settings.window);
   return settings;
 }
 

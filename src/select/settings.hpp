@@ -5,6 +5,8 @@
 //   LEANCAST_VERBOSE=1                log the choices and a summary at MPI_Finalize
 //   LEANCAST_RANKS_PER_NODE=N         ranks r and s share a node when r / N == s / N,
 //                                     instead of asking MPI (MPI_Comm_split_type)
+//   LEANCAST_EXECUTOR=dataflow|rounds how schedules run (src/mpi/executor.hpp)
+//   LEANCAST_WINDOW=N                 receives the dataflow executor keeps posted ahead
 // A malformed setting is ignored as if unset, with one warning. MPI-free.
 #pragma once
 
@@ -19,12 +21,16 @@
 
 namespace leancast::detail {
 
+enum class Executor { dataflow, rounds };
+
 struct Settings {
   std::optional<AlgorithmSpec> algorithm;  // LEANCAST_BCAST_ALGORITHM
   RuleSet rules;                       // LEANCAST_BCAST_RULES
   RuleSet config;                      // the rules of the LEANCAST_CONFIG file
   bool verbose = false;                // LEANCAST_VERBOSE
   int ranks_per_node = 0;              // LEANCAST_RANKS_PER_NODE; 0: ask MPI
+  Executor executor = Executor::dataflow;  // LEANCAST_EXECUTOR
+  int window = 0;                      // LEANCAST_WINDOW; 0: the executor's default
   std::vector<std::string> warnings;   // one per malformed setting, ready to print
 };
 

@@ -119,5 +119,22 @@ TEST(Settings, VerboseSpellings) {
   }
 }
 
+TEST(Settings, ExecutorAndWindow) {
+  const Settings none = read({});
+  EXPECT_EQ(none.executor, Executor::dataflow);
+  EXPECT_EQ(none.window, 0);
+  const Settings set = read({{"LEANCAST_EXECUTOR", "rounds"}, {"LEANCAST_WINDOW", "3"}});
+  EXPECT_TRUE(set.warnings.empty());
+  EXPECT_EQ(set.executor, Executor::rounds);
+  EXPECT_EQ(set.window, 3);
+  const Settings bad = read({{"LEANCAST_EXECUTOR", "fast"}, {"LEANCAST_WINDOW", "0"}});
+  ASSERT_EQ(bad.warnings.size(), 2u);
+  EXPECT_EQ(bad.warnings[0],
+            "LEANCAST_EXECUTOR=fast is not dataflow or rounds; LEANCAST_EXECUTOR is ignored");
+  EXPECT_EQ(bad.warnings[1], "LEANCAST_WINDOW=0 is not a positive integer; LEANCAST_WINDOW is ignored");
+  EXPECT_EQ(bad.executor, Executor::dataflow);
+  EXPECT_EQ(bad.window, 0);
+}
+
 }  // namespace
 }  // namespace leancast::detail
