@@ -1,5 +1,6 @@
-// The alpha-beta model of leancast-plan: closed forms for simple schedules, the two-level
-// variant, and the lower bound below every algorithm.
+// The alpha-beta model of leancast-plan, played as dataflow: closed forms for simple
+// schedules (where dataflow and rounds agree), hand-computed plays, the two-level variant,
+// and the lower bound below every algorithm.
 #include <gtest/gtest.h>
 
 #include <leancast/analysis.hpp>
@@ -28,6 +29,38 @@ TEST(CostModel, ChainPipelineFillsThenStreams) {
           << "P=" << procs << " S=" << segments;
     }
   }
+}
+
+// P = 3, chain 0 -> 1 -> 2 of two segments of s bytes, with 0 and 1 on one node (t = alpha
+// + s * beta per segment) and 2 on another (u = alpha_inter + s * beta_inter, u > t).
+// 0 sends segment 0 in [0, t], segment 1 in [t, 2t]. 1 holds segment 0 at t and sends it in
+// [t, t + u]; it holds segment 1 at 2t < t + u, so its send port is what segment 1 waits
+// for: [t + u, t + 2u]. Rank 2 holds everything at t + 2u.
+TEST(CostModel, ChainOfThreeWithTwoSegmentsByHand) {
+  const std::uint64_t s = 1000;
+  const CostModel two_levels{
+      .alpha = kAlpha, .beta = kBeta, .ranks_per_node = 2, .alpha_inter = 1e-5, .beta_inter = 1e-8};
+  const double t = kAlpha + s * kBeta, u = 1e-5 + s * 1e-8;
+  EXPECT_DOUBLE_EQ(model_seconds({Algorithm::pipeline_chain, s}, {3, 0, 2 * s}, two_levels), t + 2 * u);
+}
+
+// Dataflow lets a node's leader forward what it holds before its between-node level ends.
+// P = 3 on nodes {0, 1} and {2}, root 2, node-aware:pipeline-chain:64K/linear, n = 128 KiB.
+// Between nodes, 2 sends 0 two segments, in [0, U] and [U, 2U] (U = alpha_inter + 64 KiB *
+// beta_inter). Within node 0, linear's one transfer 0 -> 1 is cut where 0's receives end:
+// two pieces of 64 KiB (T = alpha + 64 KiB * beta each, T < U), the first in [U, U + T] and
+// the second once 0 holds it, in [2U, 2U + T]. The round model would start both pieces
+// after the between-node rounds (2U + 2T), and without the cut 1 would get the whole
+// message in [2U, 2U + alpha + 128 KiB * beta].
+TEST(CostModel, NodeAwareLeadersForwardPiecesAsTheyArrive) {
+  const std::uint64_t segment = 64 << 10;
+  const CostModel two_levels{
+      .alpha = kAlpha, .beta = kBeta, .ranks_per_node = 2, .alpha_inter = 1e-5, .beta_inter = 1e-8};
+  const double inter = 1e-5 + segment * 1e-8, intra = kAlpha + segment * kBeta;
+  const AlgorithmSpec spec =
+      AlgorithmSpec::node_aware({Algorithm::pipeline_chain, segment}, Algorithm::linear);
+  EXPECT_DOUBLE_EQ(model_seconds(spec, {3, 2, 2 * segment, block_nodes(3, 2)}, two_levels),
+                   2 * inter + intra);
 }
 
 TEST(CostModel, ASendersMessagesOfOneRoundGoOneAfterTheOther) {
@@ -67,6 +100,24 @@ TEST(CostModel, NoAlgorithmBeatsTheLowerBound) {
           EXPECT_GE(model_seconds(spec, shape, model), bound * (1 - 1e-12))
               << to_string(spec) << " P=" << procs << " bytes=" << bytes;
         }
+      }
+    }
+  }
+}
+
+// Node-aware pairs, their within levels cut (1 MiB): the play completes (no deadlock with
+// receives taken in order) and stays above the bound.
+TEST(CostModel, NodeAwarePairsPlayToTheEnd) {
+  std::vector<AlgorithmSpec> flat(concrete_algorithms().begin(), concrete_algorithms().end() - 1);
+  const CostModel two_levels{
+      .alpha = 1e-6, .beta = 1e-10, .ranks_per_node = 4, .alpha_inter = 3e-6, .beta_inter = 2e-10};
+  for (const AlgorithmSpec& between : flat) {
+    for (const AlgorithmSpec& within : flat) {
+      for (int procs : {8, 19}) {
+        const BcastShape shape{procs, procs / 2, 1 << 20, block_nodes(procs, 4)};
+        const AlgorithmSpec spec = AlgorithmSpec::node_aware(between, within);
+        EXPECT_GE(model_seconds(spec, shape, two_levels), lower_bound_seconds(shape, two_levels))
+            << to_string(spec) << " P=" << procs;
       }
     }
   }

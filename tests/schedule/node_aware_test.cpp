@@ -3,6 +3,7 @@
 // nodes only among leaders, within nodes only inside.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include <leancast/analysis.hpp>
@@ -53,7 +54,9 @@ TEST(NodeAware, DeliversOnScatteredUnevenNodesForEveryRoot) {
       for (int nodes : {1, 2, 5}) {
         const auto map = scattered_nodes(procs, nodes, static_cast<unsigned>(procs * 31 + nodes));
         for (int root = 0; root < procs; ++root) {
-          for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{3000}}) {
+          for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{3000}, std::uint64_t{200003}}) {
+            // Cuts (200003 bytes): only with several nodes, and fewer roots.
+            if (bytes > 3000 && (nodes == 1 || root % 10 != 0)) continue;
             const VerifyReport report = verify_schedule(levels(text), {procs, root, bytes, map});
             ASSERT_TRUE(report.ok()) << text << " P=" << procs << " root " << root << ": "
                                      << report.problems.front();
@@ -82,6 +85,108 @@ TEST(NodeAware, TheMessageEntersEachNodeOnce) {
       }
     }
     EXPECT_EQ(entering, (procs / per_node - 1) * bytes) << text;
+  }
+}
+
+// Bytes a rank holds after its first `receives` receives, as sorted disjoint intervals.
+std::vector<ByteRange> held_after(const std::vector<Operation>& ops, std::size_t receives) {
+  std::vector<ByteRange> held;
+  for (const Operation& op : ops) {
+    if (op.direction != Direction::recv || receives == 0) continue;
+    --receives;
+    held.push_back(op.bytes);
+  }
+  std::sort(held.begin(), held.end(), [](ByteRange a, ByteRange b) { return a.offset < b.offset; });
+  std::vector<ByteRange> merged;
+  for (ByteRange r : held) {
+    if (!merged.empty() && merged.back().offset + merged.back().length >= r.offset) {
+      merged.back().length = std::max(merged.back().offset + merged.back().length,
+                                      r.offset + r.length) - merged.back().offset;
+    } else {
+      merged.push_back(r);
+    }
+  }
+  return merged;
+}
+
+bool covers(const std::vector<ByteRange>& held, ByteRange r) {
+  return std::any_of(held.begin(), held.end(), [&](ByteRange h) {
+    return h.offset <= r.offset && r.offset + r.length <= h.offset + h.length;
+  });
+}
+
+// The within-node level is cut where a leader's between-node receives end, so a leader can
+// forward the first piece before it holds the whole message. Scatter-ring among 4 leaders:
+// each receives quarters, and binomial's one whole-message transfer becomes 4 of them.
+TEST(NodeAware, LeadersForwardPiecesBeforeTheyHoldEverything) {
+  const std::uint64_t bytes = 1 << 20;
+  const BcastShape shape{16, 0, bytes, block_nodes(16, 4)};
+  const auto first_intra_send = [&](const RankSchedule& schedule) {
+    for (const Operation& op : expand(schedule)) {
+      if (op.direction == Direction::send && schedule.phases[op.phase].name.starts_with("intra:")) {
+        return op;
+      }
+    }
+    ADD_FAILURE() << "no within-node send";
+    return Operation{};
+  };
+  const RankSchedule leader = make_schedule(levels("node-aware:scatter-ring/binomial"), shape, 4);
+  EXPECT_EQ(first_intra_send(leader).bytes.length, bytes / 4);
+  // The root's node is not cut: its leader holds everything from the start.
+  const RankSchedule root = make_schedule(levels("node-aware:scatter-ring/binomial"), shape, 0);
+  EXPECT_EQ(first_intra_send(root).bytes.length, bytes);
+  // For every between level that delivers several pieces: the first piece a leader sends
+  // within its node is held before its last between-node receive, and is not everything.
+  for (const char* text : {"node-aware:scatter-ring/binomial", "node-aware:pipeline-chain/linear",
+                           "node-aware:two-tree/knomial", "node-aware:scatter-doubling/scatter-ring",
+                           "node-aware:circulant/binomial", "node-aware:pipeline-binary-tree/hypercube"}) {
+    for (int rank : {4, 8, 12}) {
+      const RankSchedule schedule = make_schedule(levels(text), shape, rank);
+      const std::vector<Operation> ops = expand(schedule);
+      const auto receives = static_cast<std::size_t>(std::count_if(
+          ops.begin(), ops.end(), [](const Operation& op) { return op.direction == Direction::recv; }));
+      const Operation first = first_intra_send(schedule);
+      EXPECT_LT(first.bytes.length, bytes) << text << " rank " << rank;
+      EXPECT_TRUE(covers(held_after(ops, receives - 1), first.bytes)) << text << " rank " << rank;
+      // Compact: a cut transfer becomes at most 16 pieces of at least 64 KiB.
+      for (const Operation& op : ops) {
+        if (schedule.phases[op.phase].name.starts_with("intra:")) {
+          EXPECT_GE(op.bytes.length, 64u << 10) << text << " rank " << rank;
+        }
+      }
+    }
+  }
+  // Each cut piece is a Transfer, not one per segment: 1 KiB segments between nodes, and the
+  // leader's two binomial transfers within its node become 2 * 16.
+  const RankSchedule chain = make_schedule(levels("node-aware:pipeline-chain:1K/binomial"), shape, 4);
+  EXPECT_EQ(std::count_if(chain.transfers.begin(), chain.transfers.end(),
+                          [&](const Transfer& t) { return chain.phases[t.phase].name == "intra:bcast"; }),
+            2 * 16);
+}
+
+// The cut schedules stay correct in both execution models for every pair of levels, at
+// sizes where cuts happen (odd sizes make the refined layouts' blocks small).
+TEST(NodeAware, CutLevelsDeliverWithEveryLevelPair) {
+  std::vector<AlgorithmSpec> flat(concrete_algorithms().begin(), concrete_algorithms().end() - 1);
+  flat.push_back(AlgorithmSpec{Algorithm::pipeline_chain, 100000});
+  flat.push_back(AlgorithmSpec{Algorithm::circulant, 7});
+  for (const AlgorithmSpec& between : flat) {
+    for (const AlgorithmSpec& within : flat) {
+      const AlgorithmSpec spec = AlgorithmSpec::node_aware(between, within);
+      for (int procs : {9, 23}) {
+        for (int per_node : {2, 4}) {
+          for (int root : {0, procs - 2}) {
+            for (std::uint64_t bytes : {std::uint64_t{300007}, std::uint64_t{1} << 20}) {
+              const BcastShape shape{procs, root, bytes, block_nodes(procs, per_node)};
+              const VerifyReport report = verify_schedule(spec, shape);
+              ASSERT_TRUE(report.ok()) << to_string(spec) << " P=" << procs << " per node "
+                                       << per_node << " root " << root << " bytes " << bytes
+                                       << ": " << report.problems.front();
+            }
+          }
+        }
+      }
+    }
   }
 }
 
