@@ -57,13 +57,17 @@ struct CostModel {
   double beta_inter = 0;
 };
 
-// Predicted time of a broadcast: the schedule played round by round with a clock per rank,
-// in the one-port, full-duplex model. A rank starts a round when it has finished its
-// previous one; in a round it sends one message at a time (in schedule order) and receives
-// one at a time, but may send and receive at once. A message starts when its sender's send
-// port and its receiver's receive port are both free (both ranks having reached the round)
-// and takes alpha + bytes * beta. The result is the time the last rank finishes. Expands
-// every message: meant for P up to a few thousand.
+// Predicted time of a broadcast: the schedules played as dataflow, as the MPI executor runs
+// them (no rounds), in the one-port, full-duplex model: each rank has one send port and one
+// receive port and may use both at once. The k-th send from s to d matches the k-th receive
+// at d from s. A rank takes its receives one at a time in schedule order; a message starts
+// once its sender holds its bytes (the root from the start, other ranks when receives
+// covering them have completed), its sender's send port is free and its receiver is ready
+// for it (its earlier receives done); a free send port starts the ready message that comes
+// first in its rank's schedule order. A message takes alpha + bytes * beta. The result is
+// the time at which the last rank holds every byte. Throws std::logic_error where sends and
+// receives do not match, a rank sends bytes it never receives, or the play deadlocks.
+// Expands every message, O(M log M) for M messages: meant for P up to a few thousand.
 double model_seconds(const AlgorithmSpec& algorithm, const BcastShape& shape,
                      const CostModel& model);
 
