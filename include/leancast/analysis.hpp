@@ -40,11 +40,20 @@ struct VerifyReport {
   bool ok() const { return problems.empty(); }
 };
 
-// Plays the schedules of all ranks round by round and checks that every send is matched
-// by a receive of the same bytes in the same round (in the same order per pair), that
-// ranks only send bytes they hold, that every transfer stays inside the buffer, and that
-// every rank ends with every byte. Expands everything: meant for P up to a few hundred.
+// Checks the schedules of all ranks in both execution models. Round model (schedule.hpp,
+// the cost model's): every send is matched by a receive of the same bytes in the same round
+// (in the same order per pair) and carries only bytes its sender held before the round.
+// Dataflow model (the MPI executor's): per ordered pair, the sends in the sender's order
+// carry the byte ranges of the receives in the receiver's order, and a play in which
+// receives are posted in schedule order (with an unbounded window, then one at a time) and
+// each send once its sender holds its bytes, after the earlier sends to the same peer,
+// completes every message. Also: no rank talks to itself or to a rank that does not exist,
+// every transfer stays inside the buffer, and every rank ends with every byte. Expands
+// everything: meant for P up to a few hundred.
 VerifyReport verify_schedule(const AlgorithmSpec& algorithm, const BcastShape& shape);
+
+// The same checks on given schedules, schedules[r] being rank r's (tests feed broken ones).
+VerifyReport verify_schedules(const std::vector<RankSchedule>& schedules, const BcastShape& shape);
 
 // The alpha-beta cost of a message: alpha seconds to start it plus beta seconds per byte.
 // With ranks_per_node > 0, ranks r and s share a node when r / ranks_per_node ==

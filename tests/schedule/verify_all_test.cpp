@@ -1,5 +1,6 @@
 // Every algorithm, P = 1..300 (all roots for P <= 40): every rank ends with every byte,
-// sends and receives pair up round by round, nobody sends what it does not hold. The
+// sends and receives pair up round by round and pair by pair, nobody sends what it does not
+// hold, in rounds or in the MPI executor's dataflow order (verify_schedule). The
 // algorithms with a parameter also run with small segments (so that the pipelines have
 // from one to thousands of segments) and several radices.
 #include <gtest/gtest.h>
