@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <memory>
+#include <string_view>
 
 #include <leancast/algorithm.hpp>
 #include <leancast/schedule.hpp>
@@ -28,5 +29,10 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
 // LEANCAST_RANKS_PER_NODE. Collective the first time per communicator (it sets up the
 // private communicator of the first broadcast). Returns an MPI error code.
 int node_map(MPI_Comm comm, std::shared_ptr<const NodeMap>& nodes);
+
+// Overrides LEANCAST_EXECUTOR for the broadcasts this process starts from now on:
+// "dataflow", "rounds", or "" (the setting again). False for another name. Meant for
+// side-by-side measurements (leancast-bench's NAME@rounds); thread-safe.
+bool set_executor(std::string_view name);
 
 }  // namespace leancast

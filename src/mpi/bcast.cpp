@@ -1,5 +1,6 @@
 #include "bcast.hpp"
 
+#include <atomic>
 #include <climits>
 #include <new>
 
@@ -79,6 +80,14 @@ Decision decide_now(const BcastCall& call, const std::optional<AlgorithmSpec>& r
   return decision;
 }
 
+// set_executor's override: -1 none, else an Executor.
+std::atomic<int> executor_override{-1};
+
+Executor executor_in_use() {
+  const int chosen = executor_override.load(std::memory_order_relaxed);
+  return chosen < 0 ? process_settings().executor : static_cast<Executor>(chosen);
+}
+
 // This rank's part of the schedule, through the executor the settings name.
 Outcome run_schedule(const BcastCall& call, const AlgorithmSpec& algorithm, PrivateComm& state,
                      const TypeInfo& info) {
@@ -90,12 +99,12 @@ Outcome run_schedule(const BcastCall& call, const AlgorithmSpec& algorithm, Priv
     return {rc, {}};
   }
   const Settings& settings = process_settings();
-  const Execution execution{*program,     &bytes,
+  const Execution execution{program.get(),     &bytes,
                             state.comm(), state.rank(),
                             info.bytes,   is_root,
                             broadcast_signature(algorithm, call.root, info.bytes),
                             settings.window};
-  Outcome outcome = settings.executor == Executor::rounds ? execute_rounds(execution)
+  Outcome outcome = executor_in_use() == Executor::rounds ? execute_rounds(execution)
                                                            : execute_dataflow(execution);
   // A receiver unpacks what it has even after an error: MPI leaves the buffer's content
   // undefined then, and the error says so.
@@ -186,6 +195,20 @@ int node_map(MPI_Comm comm, std::shared_ptr<const NodeMap>& nodes) {
   if (int rc = detail::private_comm(comm, state); rc != MPI_SUCCESS) return rc;
   nodes = state->nodes();
   return MPI_SUCCESS;
+}
+
+bool set_executor(std::string_view name) {
+  using detail::Executor;
+  int chosen = -1;
+  if (name == "dataflow") {
+    chosen = static_cast<int>(Executor::dataflow);
+  } else if (name == "rounds") {
+    chosen = static_cast<int>(Executor::rounds);
+  } else if (!name.empty()) {
+    return false;
+  }
+  detail::executor_override.store(chosen, std::memory_order_relaxed);
+  return true;
 }
 
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, Algorithm algorithm) {

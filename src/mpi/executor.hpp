@@ -20,17 +20,17 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <span>
 #include <string>
 
 #include <leancast/schedule.hpp>
 
 #include "byte_buffer.hpp"
+#include "program.hpp"
 
 namespace leancast::detail {
 
 struct Execution {
-  std::span<const Operation> operations;
+  const Program* program = nullptr;
   ByteBuffer* buffer = nullptr;  // the bytes: data(), prepare() before sends, received()
   MPI_Comm comm = MPI_COMM_NULL;  // the private communicator
   int rank = 0;

@@ -1,13 +1,18 @@
 // The dataflow executor: every transfer starts when its bytes are there.
 //
 //  - Receives are posted in schedule order, at most `window` operations in flight.
-//  - Sends go to each peer in schedule order (the matching invariant, executor.hpp); a send
-//    is posted once the bytes it carries are held: from the start on the root, else once
-//    completed receives cover them. Sends to different peers overtake each other freely.
+//  - Sends go to each peer in schedule order (the matching invariant, executor.hpp), at
+//    most `window` operations in flight per peer; a send is posted once the bytes it
+//    carries are held: from the start on the root, else once completed receives cover
+//    them. Sends to different peers overtake each other freely.
 //  - MPI_Waitsome completes whatever finished; each completion may release sends.
-// This cannot deadlock on a schedule that is valid round by round: the earliest round with
-// unfinished work has all its sends posted (their bytes came in earlier rounds) and its
-// receives at the front of every window.
+// The windows bound the requests MPI_Waitsome scans on every call (a root of a 1-byte
+// pipeline would otherwise post tens of thousands of sends at once).
+// This cannot deadlock on a schedule that is valid round by round. Take the earliest round
+// r with unfinished work, and a rank B whose first unfinished receive (of round r, posted:
+// receives go in order) comes from A. By the pair order, it matches A's first unfinished
+// send to B, also of round r: its bytes came in rounds before r, and it is first in its
+// peer's window, so it is posted too, and the two complete.
 //
 // Errors: a receive that fails, brings another byte count than the schedule expects or a
 // message of another broadcast (its tag's signature), or a message flagged by a failed
@@ -16,7 +21,6 @@
 // data. Only if MPI itself keeps failing are the posted requests cancelled (receives) or
 // released (sends, which MPI cannot always cancel) and the error returned at once.
 #include <algorithm>
-#include <map>
 #include <vector>
 
 #include <fmt/format.h>
@@ -45,19 +49,38 @@ int class_of(int code) {
   return error_class;
 }
 
+// Per-thread buffers reused by every broadcast, so that a call allocates nothing once
+// they have grown: a small broadcast takes a few microseconds, an allocation a tenth.
+struct Scratch {
+  std::vector<std::uint64_t> remaining;  // messages of each operation not yet completed
+  std::vector<std::size_t> next_send;    // per peer group: its next send
+  std::vector<int> sends_in_flight;      // per peer group
+  std::vector<MPI_Request> requests;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> owners;  // (operation, message bytes)
+  std::vector<int> indices;
+  std::vector<MPI_Status> statuses;
+};
+
 class DataflowRun {
  public:
-  explicit DataflowRun(const Execution& run)
-      : run_(run), ops_(run.operations), window_(run.window > 0 ? run.window : kDefaultWindow) {
+  DataflowRun(const Execution& run, Scratch& scratch)
+      : run_(run),
+        program_(*run.program),
+        ops_(program_.operations),
+        window_(run.window > 0 ? run.window : kDefaultWindow),
+        remaining_(scratch.remaining),
+        next_send_(scratch.next_send),
+        sends_in_flight_(scratch.sends_in_flight),
+        requests_(scratch.requests),
+        owners_(scratch.owners),
+        indices_(scratch.indices),
+        statuses_(scratch.statuses) {
     remaining_.resize(ops_.size());
-    for (std::size_t i = 0; i < ops_.size(); ++i) {
-      remaining_[i] = messages_of(ops_[i].bytes.length);
-      if (ops_[i].direction == Direction::recv) {
-        receives_.push_back(i);
-      } else {
-        sends_to_[ops_[i].peer].ops.push_back(i);
-      }
-    }
+    for (std::size_t i = 0; i < ops_.size(); ++i) remaining_[i] = messages_of(ops_[i].bytes.length);
+    next_send_.assign(program_.sends_by_peer.size(), 0);
+    sends_in_flight_.assign(program_.sends_by_peer.size(), 0);
+    requests_.clear();
+    owners_.clear();
     if (run.holds_all) held_.add({0, run.bytes});
   }
 
@@ -68,7 +91,7 @@ class DataflowRun {
       if (requests_.empty()) break;
       wait_some();
     }
-    if (!aborted_ && (next_receive_ < receives_.size() || sends_left())) {
+    if (!aborted_ && (next_receive_ < program_.receives.size() || sends_left())) {
       fail(MPI_ERR_INTERN, fmt::format("leancast: rank {}: the schedule stalls (a send waits for "
                                        "bytes no receive brings)", run_.rank));
     }
@@ -76,18 +99,11 @@ class DataflowRun {
   }
 
  private:
-  struct Request {
-    std::size_t op;
-    std::uint64_t length;  // bytes this message carries
-  };
-  struct PeerSends {
-    std::vector<std::size_t> ops;  // this peer's sends, in schedule order
-    std::size_t next = 0;
-  };
-
   bool sends_left() const {
-    return std::any_of(sends_to_.begin(), sends_to_.end(),
-                       [](const auto& peer) { return peer.second.next < peer.second.ops.size(); });
+    for (std::size_t g = 0; g < next_send_.size(); ++g) {
+      if (next_send_[g] < program_.sends_by_peer[g].second.size()) return true;
+    }
+    return false;
   }
 
   // The first error is the one reported; later ones follow from it.
@@ -122,38 +138,42 @@ class DataflowRun {
       }
       if (rc != MPI_SUCCESS) return abort();
       requests_.push_back(request);
-      owners_.push_back({index, static_cast<std::uint64_t>(count)});
+      owners_.emplace_back(static_cast<std::uint32_t>(index), static_cast<std::uint64_t>(count));
       offset += static_cast<std::uint64_t>(count);
       left -= static_cast<std::uint64_t>(count);
     } while (left > 0);
   }
 
   void post_receives() {
-    while (!aborted_ && receives_in_flight_ < window_ && next_receive_ < receives_.size()) {
-      post(receives_[next_receive_++]);
+    while (!aborted_ && receives_in_flight_ < window_ &&
+           next_receive_ < program_.receives.size()) {
+      post(program_.receives[next_receive_++]);
       ++receives_in_flight_;
     }
   }
 
   void post_sends() {
-    for (auto& [peer, sends] : sends_to_) {
-      while (!aborted_ && sends.next < sends.ops.size()) {
-        const std::size_t index = sends.ops[sends.next];
+    for (std::size_t g = 0; g < next_send_.size(); ++g) {
+      const std::vector<std::uint32_t>& sends = program_.sends_by_peer[g].second;
+      while (!aborted_ && next_send_[g] < sends.size() && sends_in_flight_[g] < window_) {
+        const std::size_t index = sends[next_send_[g]];
         if (!held_.holds(ops_[index].bytes)) break;
         if (int rc = run_.buffer->prepare(ops_[index].bytes); rc != MPI_SUCCESS) {
           fail(class_of(rc), fmt::format("leancast: rank {}: packing bytes [{}, +{}) failed: {}",
                                          run_.rank, ops_[index].bytes.offset,
                                          ops_[index].bytes.length, error_text(rc)));
         }
-        ++sends.next;
+        ++next_send_[g];
+        ++sends_in_flight_[g];
         post(index);
       }
     }
   }
 
   // Checks a completed receive message against the schedule.
-  void check_receive(const Request& request, const MPI_Status& status, int error) {
-    const Operation& op = ops_[request.op];
+  void check_receive(std::size_t index, std::uint64_t length, const MPI_Status& status,
+                     int error) {
+    const Operation& op = ops_[index];
     const auto where = [&] {
       return fmt::format("rank {} from rank {} (bytes [{}, +{}) of the broadcast)", run_.rank,
                          op.peer, op.bytes.offset, op.bytes.length);
@@ -163,7 +183,7 @@ class DataflowRun {
       fail(class_of(error),
            truncated ? fmt::format("leancast: {}: a message longer than the {} bytes expected; "
                                    "the ranks disagree on the count, root or algorithm",
-                                   where(), request.length)
+                                   where(), length)
                      : fmt::format("leancast: receive {} failed: {}", where(), error_text(error)));
       return;
     }
@@ -177,11 +197,11 @@ class DataflowRun {
     }
     int count = 0;
     MPI_Get_count(&status, MPI_BYTE, &count);
-    if (static_cast<std::uint64_t>(count) != request.length) {
+    if (static_cast<std::uint64_t>(count) != length) {
       fail(MPI_ERR_TRUNCATE,
            fmt::format("leancast: {}: {} bytes arrived where the schedule expects {}; the ranks "
                        "disagree on the count, root or algorithm",
-                       where(), count, request.length));
+                       where(), count, length));
       return;
     }
     if (tag_reports_error(status.MPI_TAG)) {
@@ -191,15 +211,19 @@ class DataflowRun {
     }
   }
 
-  void complete(const Request& request, const MPI_Status& status, int error) {
-    const Operation& op = ops_[request.op];
+  void complete(std::size_t index, std::uint64_t length, const MPI_Status& status, int error) {
+    const Operation& op = ops_[index];
     if (op.direction == Direction::recv) {
-      check_receive(request, status, error);
+      check_receive(index, length, status, error);
     } else if (error != MPI_SUCCESS) {
       fail(class_of(error), fmt::format("leancast: rank {}: send to rank {} failed: {}", run_.rank,
                                         op.peer, error_text(error)));
     }
-    if (--remaining_[request.op] > 0 || op.direction != Direction::recv) return;
+    if (--remaining_[index] > 0) return;
+    if (op.direction == Direction::send) {
+      --sends_in_flight_[program_.send_group[index]];
+      return;
+    }
     --receives_in_flight_;
     // The bytes count as held even after an error: forwarding them (flagged) keeps the
     // ranks after this one from waiting forever.
@@ -227,7 +251,8 @@ class DataflowRun {
     if (done == MPI_UNDEFINED) done = 0;
     for (int k = 0; k < done; ++k) {
       const int i = indices_[k];
-      complete(owners_[i], statuses_[k], rc == MPI_ERR_IN_STATUS ? statuses_[k].MPI_ERROR : 0);
+      const auto [index, length] = owners_[i];
+      complete(index, length, statuses_[k], rc == MPI_ERR_IN_STATUS ? statuses_[k].MPI_ERROR : 0);
       requests_[i] = MPI_REQUEST_NULL;
     }
     // Keep only the requests still in flight, owners alongside.
@@ -247,7 +272,7 @@ class DataflowRun {
     aborted_ = true;
     for (MPI_Request& request : requests_) MPI_Cancel(&request);
     for (std::size_t i = 0; i < requests_.size(); ++i) {
-      if (ops_[owners_[i].op].direction == Direction::recv) {
+      if (ops_[owners_[i].first].direction == Direction::recv) {
         MPI_Wait(&requests_[i], MPI_STATUS_IGNORE);
         continue;
       }
@@ -260,18 +285,19 @@ class DataflowRun {
   }
 
   const Execution& run_;
-  std::span<const Operation> ops_;
+  const Program& program_;
+  const std::vector<Operation>& ops_;
   const int window_;
-  std::vector<std::uint64_t> remaining_;  // messages of each operation not yet completed
-  std::vector<std::size_t> receives_;     // receive operations, in schedule order
+  std::vector<std::uint64_t>& remaining_;
+  std::vector<std::size_t>& next_send_;
+  std::vector<int>& sends_in_flight_;
+  std::vector<MPI_Request>& requests_;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>>& owners_;  // what requests_[i] is
+  std::vector<int>& indices_;
+  std::vector<MPI_Status>& statuses_;
   std::size_t next_receive_ = 0;
   int receives_in_flight_ = 0;
-  std::map<int, PeerSends> sends_to_;
   HeldBytes held_;
-  std::vector<MPI_Request> requests_;
-  std::vector<Request> owners_;  // owners_[i]: what requests_[i] is
-  std::vector<int> indices_;
-  std::vector<MPI_Status> statuses_;
   int failed_waits_ = 0;
   bool aborted_ = false;
   Outcome outcome_;
@@ -279,6 +305,9 @@ class DataflowRun {
 
 }  // namespace
 
-Outcome execute_dataflow(const Execution& execution) { return DataflowRun(execution).run(); }
+Outcome execute_dataflow(const Execution& execution) {
+  thread_local Scratch scratch;
+  return DataflowRun(execution, scratch).run();
+}
 
 }  // namespace leancast::detail

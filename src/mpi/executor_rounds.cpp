@@ -34,7 +34,7 @@ int post(const Execution& run, const Operation& op, std::vector<MPI_Request>& re
 }  // namespace
 
 Outcome execute_rounds(const Execution& run) {
-  const std::span<const Operation> operations = run.operations;
+  const std::vector<Operation>& operations = run.program->operations;
   std::vector<MPI_Request> requests;
   std::size_t begin = 0;
   while (begin < operations.size()) {

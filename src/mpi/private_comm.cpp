@@ -55,7 +55,7 @@ PrivateComm::~PrivateComm() {
   count_private_comm(false);
 }
 
-std::shared_ptr<const PrivateComm::Program> PrivateComm::program(const AlgorithmSpec& algorithm,
+std::shared_ptr<const Program> PrivateComm::program(const AlgorithmSpec& algorithm,
                                                                    int root, std::uint64_t bytes) {
   const Key key{algorithm, root, bytes};
   for (auto it = recent_.begin(); it != recent_.end(); ++it) {

@@ -21,14 +21,13 @@
 
 #include <leancast/schedule.hpp>
 
+#include "program.hpp"
 #include "select/decide.hpp"
 
 namespace leancast::detail {
 
 class PrivateComm {
  public:
-  using Program = std::vector<Operation>;
-
   PrivateComm(MPI_Comm dup, int size, int rank, std::shared_ptr<const NodeMap> nodes)
       : comm_(dup), size_(size), rank_(rank), nodes_(std::move(nodes)) {}
   ~PrivateComm();

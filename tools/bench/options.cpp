@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include "measure.hpp"
+
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
@@ -79,7 +81,8 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
 
   CLI::App app{"leancast-bench: every broadcast side by side with the MPI library's MPI_Bcast"};
   app.add_option("--algorithms", algorithms,
-                 "comma-separated: mpi (MPI_Bcast) and " + algorithm_names())
+                 "comma-separated: mpi (MPI_Bcast) and " + algorithm_names() +
+                     "; NAME@rounds or NAME@dataflow picks the executor")
       ->capture_default_str();
   app.add_option("--sizes", sizes_text, "bytes: list 1K,1M or range 1K:1M (x2) or 1K:1M:4")
       ->capture_default_str();
@@ -126,7 +129,11 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   if (o.shared_buffer && o.check) return failure("--check cannot check a shared buffer");
   for (const std::string& name : split(algorithms, ',')) {
     std::string error;
-    if (name != "mpi" && !parse_algorithm_spec(name, &error)) return failure(error);
+    const auto [algorithm, executor] = split_executor(name);
+    if (name != "mpi" && !parse_algorithm_spec(algorithm, &error)) return failure(error);
+    if (!executor.empty() && executor != "rounds" && executor != "dataflow") {
+      return failure(fmt::format("{}: the executor after @ is rounds or dataflow", name));
+    }
     if (std::find(o.algorithms.begin(), o.algorithms.end(), name) == o.algorithms.end()) {
       o.algorithms.push_back(name);
     }

@@ -1,0 +1,27 @@
+#include "program.hpp"
+
+#include <algorithm>
+
+namespace leancast::detail {
+
+Program::Program(std::vector<Operation> ops) : operations(std::move(ops)) {
+  for (std::uint32_t i = 0; i < operations.size(); ++i) {
+    const Operation& op = operations[i];
+    if (op.direction == Direction::recv) {
+      receives.push_back(i);
+      continue;
+    }
+    auto group = std::lower_bound(sends_by_peer.begin(), sends_by_peer.end(), op.peer,
+                                  [](const auto& entry, int peer) { return entry.first < peer; });
+    if (group == sends_by_peer.end() || group->first != op.peer) {
+      group = sends_by_peer.insert(group, {op.peer, {}});
+    }
+    group->second.push_back(i);
+  }
+  send_group.assign(operations.size(), 0);
+  for (std::uint32_t g = 0; g < sends_by_peer.size(); ++g) {
+    for (std::uint32_t i : sends_by_peer[g].second) send_group[i] = g;
+  }
+}
+
+}  // namespace leancast::detail

@@ -1,0 +1,23 @@
+// One rank's operations for one broadcast shape, with what the dataflow executor looks up
+// on every call worked out once: the receives in schedule order and the sends grouped by
+// peer, each group in schedule order. Cached per communicator (private_comm.hpp).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <leancast/schedule.hpp>
+
+namespace leancast::detail {
+
+struct Program {
+  explicit Program(std::vector<Operation> ops);
+
+  std::vector<Operation> operations;  // by round, as expand() lists them
+  std::vector<std::uint32_t> receives;  // indices into operations
+  std::vector<std::pair<int, std::vector<std::uint32_t>>> sends_by_peer;  // peers ascending
+  std::vector<std::uint32_t> send_group;  // per operation: its index in sends_by_peer (sends)
+};
+
+}  // namespace leancast::detail
