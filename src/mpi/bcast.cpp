@@ -99,11 +99,16 @@ Outcome run_schedule(const BcastCall& call, const AlgorithmSpec& algorithm, Priv
     return {rc, {}};
   }
   const Settings& settings = process_settings();
-  const Execution execution{program.get(),     &bytes,
-                            state.comm(), state.rank(),
-                            info.bytes,   is_root,
-                            broadcast_signature(algorithm, call.root, info.bytes),
-                            settings.window};
+  const Execution execution{.program = program.get(),
+                            .buffer = &bytes,
+                            .comm = state.comm(),
+                            .rank = state.rank(),
+                            .bytes = info.bytes,
+                            .holds_all = is_root,
+                            .signature = broadcast_signature(algorithm, call.root, info.bytes),
+                            .window = settings.window,
+                            .send_window = settings.send_window,
+                            .scratch = &state.scratch()};
   Outcome outcome = executor_in_use() == Executor::rounds ? execute_rounds(execution)
                                                            : execute_dataflow(execution);
   // A receiver unpacks what it has even after an error: MPI leaves the buffer's content

@@ -3,7 +3,9 @@
 // Two executors, chosen by LEANCAST_EXECUTOR:
 //  - dataflow (the default, executor_dataflow.cpp): a send starts as soon as the bytes it
 //    carries are held, receives are posted ahead in schedule order, a bounded number at a
-//    time (LEANCAST_WINDOW), and progress is MPI_Waitsome: no round waits for another.
+//    time (LEANCAST_WINDOW), sends beyond those of the earliest unfinished round are
+//    limited too (LEANCAST_SEND_WINDOW), and progress is MPI_Waitsome: no round waits for
+//    another.
 //  - rounds (executor_rounds.cpp): round by round, each round's receives and sends posted
 //    together and waited for together, as leancast ran before; kept for comparison.
 //
@@ -21,6 +23,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <leancast/schedule.hpp>
 
@@ -28,6 +32,20 @@
 #include "program.hpp"
 
 namespace leancast::detail {
+
+// Buffers the dataflow executor reuses from one broadcast to the next, so that a call
+// allocates nothing once they have grown (a small broadcast takes a few microseconds, an
+// allocation a tenth of one). Kept per communicator, where MPI allows one broadcast at a
+// time; not thread_local, which SMPI's simulated ranks would share.
+struct ExecutorScratch {
+  std::vector<std::uint64_t> remaining;  // messages of each operation not yet completed
+  std::vector<std::size_t> next_send;    // per peer group: its next send
+  std::vector<std::uint8_t> done;        // per operation: completed
+  std::vector<MPI_Request> requests;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> owners;  // (operation, message bytes)
+  std::vector<int> indices;
+  std::vector<MPI_Status> statuses;
+};
 
 struct Execution {
   const Program* program = nullptr;
@@ -38,6 +56,8 @@ struct Execution {
   bool holds_all = false;   // the root: every byte is held from the start
   int signature = 0;       // broadcast_signature (broadcast_tag.hpp)
   int window = 0;          // receives in flight; 0: the default
+  int send_window = 0;     // sends beyond the earliest round's in flight; 0: the default
+  ExecutorScratch* scratch = nullptr;
 };
 
 // MPI_SUCCESS, or an MPI error code (of the error's class) and a message naming the cause.

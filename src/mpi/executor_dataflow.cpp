@@ -1,18 +1,23 @@
 // The dataflow executor: every transfer starts when its bytes are there.
 //
 //  - Receives are posted in schedule order, at most `window` operations in flight.
-//  - Sends go to each peer in schedule order (the matching invariant, executor.hpp), at
-//    most `window` operations in flight per peer; a send is posted once the bytes it
-//    carries are held: from the start on the root, else once completed receives cover
-//    them. Sends to different peers overtake each other freely.
+//  - Sends go to each peer in schedule order (the matching invariant, executor.hpp); a send
+//    is posted once the bytes it carries are held: from the start on the root, else once
+//    completed receives cover them. Sends to different peers overtake each other.
+//  - How many sends are in flight: every ready send of the rank's earliest unfinished round
+//    (what the round-by-round executor would have in flight), and beyond those at most
+//    `send_window` more, earliest in schedule order first. Schedules are written for one
+//    send port: a binomial root sends to its largest subtree first, and sending to all
+//    children at once would delay that child by sharing the port. A small send window
+//    keeps the schedule's order of urgency; it also bounds the requests MPI_Waitsome scans
+//    (a root of a 1-byte pipeline would otherwise post tens of thousands of sends).
 //  - MPI_Waitsome completes whatever finished; each completion may release sends.
-// The windows bound the requests MPI_Waitsome scans on every call (a root of a 1-byte
-// pipeline would otherwise post tens of thousands of sends at once).
 // This cannot deadlock on a schedule that is valid round by round. Take the earliest round
 // r with unfinished work, and a rank B whose first unfinished receive (of round r, posted:
 // receives go in order) comes from A. By the pair order, it matches A's first unfinished
-// send to B, also of round r: its bytes came in rounds before r, and it is first in its
-// peer's window, so it is posted too, and the two complete.
+// send to B, also of round r: its bytes came in rounds before r, it is first in its peer's
+// order, and round r is A's earliest unfinished round, so it is posted, and the two
+// complete.
 //
 // Errors: a receive that fails, brings another byte count than the schedule expects or a
 // message of another broadcast (its tag's signature), or a message flagged by a failed
@@ -21,6 +26,9 @@
 // data. Only if MPI itself keeps failing are the posted requests cancelled (receives) or
 // released (sends, which MPI cannot always cancel) and the error returned at once.
 #include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <map>
 #include <vector>
 
 #include <fmt/format.h>
@@ -35,6 +43,7 @@ namespace {
 
 // Chosen by measurement (docs/benchmarks.md, "Dataflow executor").
 constexpr int kDefaultWindow = 4;
+constexpr int kDefaultSendWindow = 1;
 
 std::string error_text(int code) {
   char text[MPI_MAX_ERROR_STRING];
@@ -49,28 +58,17 @@ int class_of(int code) {
   return error_class;
 }
 
-// Per-thread buffers reused by every broadcast, so that a call allocates nothing once
-// they have grown: a small broadcast takes a few microseconds, an allocation a tenth.
-struct Scratch {
-  std::vector<std::uint64_t> remaining;  // messages of each operation not yet completed
-  std::vector<std::size_t> next_send;    // per peer group: its next send
-  std::vector<int> sends_in_flight;      // per peer group
-  std::vector<MPI_Request> requests;
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> owners;  // (operation, message bytes)
-  std::vector<int> indices;
-  std::vector<MPI_Status> statuses;
-};
-
 class DataflowRun {
  public:
-  DataflowRun(const Execution& run, Scratch& scratch)
+  DataflowRun(const Execution& run, ExecutorScratch& scratch)
       : run_(run),
         program_(*run.program),
         ops_(program_.operations),
         window_(run.window > 0 ? run.window : kDefaultWindow),
+        send_window_(run.send_window > 0 ? run.send_window : kDefaultSendWindow),
         remaining_(scratch.remaining),
         next_send_(scratch.next_send),
-        sends_in_flight_(scratch.sends_in_flight),
+        done_(scratch.done),
         requests_(scratch.requests),
         owners_(scratch.owners),
         indices_(scratch.indices),
@@ -78,10 +76,13 @@ class DataflowRun {
     remaining_.resize(ops_.size());
     for (std::size_t i = 0; i < ops_.size(); ++i) remaining_[i] = messages_of(ops_[i].bytes.length);
     next_send_.assign(program_.sends_by_peer.size(), 0);
-    sends_in_flight_.assign(program_.sends_by_peer.size(), 0);
+    done_.assign(ops_.size(), 0);
     requests_.clear();
     owners_.clear();
-    if (run.holds_all) held_.add({0, run.bytes});
+    if (run.holds_all) {
+      held_.add({0, run.bytes});
+      promised_.add({0, run.bytes});
+    }
   }
 
   Outcome run() {
@@ -119,14 +120,26 @@ class DataflowRun {
     const Operation& op = ops_[index];
     std::uint64_t offset = op.bytes.offset;
     std::uint64_t left = op.bytes.length;
+    // Receives go into the buffer only for bytes no earlier receive brings (receives are
+    // posted in schedule order): a redundant copy would overwrite bytes that may be in a send.
+    std::byte* start = run_.buffer->data() + offset;
+    if (op.direction == Direction::recv && left > 0) {
+      if (promised_.holds(op.bytes)) {
+        std::vector<std::byte>& scratch = discarded_[index];
+        scratch.resize(left);
+        start = scratch.data();
+      } else {
+        promised_.add(op.bytes);
+      }
+    }
     do {
       const auto count = static_cast<int>(std::min(left, kMaxMessage));
       MPI_Request request = MPI_REQUEST_NULL;
       int rc = MPI_SUCCESS;
       for (int attempt = 0; attempt < 2; ++attempt) {
         rc = op.direction == Direction::recv
-                 ? MPI_Irecv(run_.buffer->data() + offset, count, MPI_BYTE, op.peer, MPI_ANY_TAG,
-                             run_.comm, &request)
+                 ? MPI_Irecv(start + (offset - op.bytes.offset), count, MPI_BYTE, op.peer,
+                             MPI_ANY_TAG, run_.comm, &request)
                  : MPI_Isend(run_.buffer->data() + offset, count, MPI_BYTE, op.peer,
                              message_tag(run_.signature, outcome_.code != MPI_SUCCESS), run_.comm,
                              &request);
@@ -152,21 +165,48 @@ class DataflowRun {
     }
   }
 
+  // The round of the rank's earliest unfinished operation.
+  std::uint32_t current_round() {
+    while (first_unfinished_ < ops_.size() && done_[first_unfinished_]) ++first_unfinished_;
+    return first_unfinished_ < ops_.size() ? ops_[first_unfinished_].round : UINT32_MAX;
+  }
+
+  // The next send to peer group g, if its bytes are held; else SIZE_MAX.
+  std::size_t ready_send(std::size_t g) const {
+    const std::vector<std::uint32_t>& sends = program_.sends_by_peer[g].second;
+    if (next_send_[g] >= sends.size()) return SIZE_MAX;
+    const std::size_t index = sends[next_send_[g]];
+    return held_.holds(ops_[index].bytes) ? index : SIZE_MAX;
+  }
+
+  void post_send(std::size_t g, std::size_t index) {
+    if (int rc = run_.buffer->prepare(ops_[index].bytes); rc != MPI_SUCCESS) {
+      fail(class_of(rc), fmt::format("leancast: rank {}: packing bytes [{}, +{}) failed: {}",
+                                     run_.rank, ops_[index].bytes.offset,
+                                     ops_[index].bytes.length, error_text(rc)));
+    }
+    ++next_send_[g];
+    ++sends_in_flight_;
+    post(index);
+  }
+
   void post_sends() {
-    for (std::size_t g = 0; g < next_send_.size(); ++g) {
-      const std::vector<std::uint32_t>& sends = program_.sends_by_peer[g].second;
-      while (!aborted_ && next_send_[g] < sends.size() && sends_in_flight_[g] < window_) {
-        const std::size_t index = sends[next_send_[g]];
-        if (!held_.holds(ops_[index].bytes)) break;
-        if (int rc = run_.buffer->prepare(ops_[index].bytes); rc != MPI_SUCCESS) {
-          fail(class_of(rc), fmt::format("leancast: rank {}: packing bytes [{}, +{}) failed: {}",
-                                         run_.rank, ops_[index].bytes.offset,
-                                         ops_[index].bytes.length, error_text(rc)));
-        }
-        ++next_send_[g];
-        ++sends_in_flight_[g];
-        post(index);
+    // First every ready send of the earliest unfinished round, as the rounds executor would.
+    const std::uint32_t round = current_round();
+    for (std::size_t g = 0; g < next_send_.size() && !aborted_; ++g) {
+      for (std::size_t index; !aborted_ && (index = ready_send(g)) != SIZE_MAX &&
+                              ops_[index].round <= round;) {
+        post_send(g, index);
       }
+    }
+    // Then later ones while the send window has room, earliest in schedule order first.
+    while (!aborted_ && sends_in_flight_ < send_window_) {
+      std::size_t best_group = SIZE_MAX, best = SIZE_MAX;
+      for (std::size_t g = 0; g < next_send_.size(); ++g) {
+        if (const std::size_t index = ready_send(g); index < best) best = index, best_group = g;
+      }
+      if (best == SIZE_MAX) break;
+      post_send(best_group, best);
     }
   }
 
@@ -179,12 +219,31 @@ class DataflowRun {
                          op.peer, op.bytes.offset, op.bytes.length);
     };
     if (error != MPI_SUCCESS) {
-      const bool truncated = class_of(error) == MPI_ERR_TRUNCATE;
-      fail(class_of(error),
-           truncated ? fmt::format("leancast: {}: a message longer than the {} bytes expected; "
-                                   "the ranks disagree on the count, root or algorithm",
-                                   where(), length)
-                     : fmt::format("leancast: receive {} failed: {}", where(), error_text(error)));
+      if (class_of(error) != MPI_ERR_TRUNCATE) {
+        fail(class_of(error), fmt::format("leancast: receive {} failed: {}", where(),
+                                          error_text(error)));
+        return;
+      }
+      // Open MPI counts the whole message in a truncated receive's status, MPICH nothing.
+      int count = 0;
+      MPI_Get_count(&status, MPI_BYTE, &count);
+      const std::string size = static_cast<std::uint64_t>(count) > length
+                                   ? fmt::format("a message of {} bytes", count)
+                                   : std::string("a longer message");
+      fail(MPI_ERR_TRUNCATE, fmt::format("leancast: {}: {} arrived where the schedule expects "
+                                         "{}; the ranks disagree on the count, root or algorithm",
+                                         where(), size, length));
+      return;
+    }
+    // The size first: a message of another size is MPI_ERR_TRUNCATE, as in MPI's own
+    // broadcasts, whatever else differs.
+    int count = 0;
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    if (static_cast<std::uint64_t>(count) != length) {
+      fail(MPI_ERR_TRUNCATE,
+           fmt::format("leancast: {}: {} bytes arrived where the schedule expects {}; the ranks "
+                       "disagree on the count, root or algorithm",
+                       where(), count, length));
       return;
     }
     if (signature_of_tag(status.MPI_TAG) != run_.signature) {
@@ -193,15 +252,6 @@ class DataflowRun {
                        "count or algorithm differ, or it was left over by an earlier "
                        "erroneous broadcast)",
                        where()));
-      return;
-    }
-    int count = 0;
-    MPI_Get_count(&status, MPI_BYTE, &count);
-    if (static_cast<std::uint64_t>(count) != length) {
-      fail(MPI_ERR_TRUNCATE,
-           fmt::format("leancast: {}: {} bytes arrived where the schedule expects {}; the ranks "
-                       "disagree on the count, root or algorithm",
-                       where(), count, length));
       return;
     }
     if (tag_reports_error(status.MPI_TAG)) {
@@ -220,11 +270,16 @@ class DataflowRun {
                                         op.peer, error_text(error)));
     }
     if (--remaining_[index] > 0) return;
+    done_[index] = 1;
     if (op.direction == Direction::send) {
-      --sends_in_flight_[program_.send_group[index]];
+      --sends_in_flight_;
       return;
     }
     --receives_in_flight_;
+    if (auto redundant = discarded_.find(index); redundant != discarded_.end()) {
+      discarded_.erase(redundant);  // an earlier receive brings these bytes
+      return;
+    }
     // The bytes count as held even after an error: forwarding them (flagged) keeps the
     // ranks after this one from waiting forever.
     held_.add(op.bytes);
@@ -239,7 +294,19 @@ class DataflowRun {
     indices_.resize(requests_.size());
     statuses_.resize(requests_.size());
     int done = 0;
+#ifdef LEANCAST_SMPI
+    // SMPI's MPI_Waitsome tests the other requests with MPI_Test, and SMPI charges every
+    // unsuccessful MPI_Test a simulated sleep (smpi/test, growing with each call): a
+    // dataflow broadcast then took 12 ms instead of 27 us. MPI_Waitany charges none.
+    int rc = MPI_Waitany(n, requests_.data(), indices_.data(), statuses_.data());
+    done = indices_[0] == MPI_UNDEFINED ? 0 : 1;
+    if (rc != MPI_SUCCESS && done == 1) {  // that request's error, as Waitsome reports it
+      statuses_[0].MPI_ERROR = rc;
+      rc = MPI_ERR_IN_STATUS;
+    }
+#else
     const int rc = MPI_Waitsome(n, requests_.data(), &done, indices_.data(), statuses_.data());
+#endif
     if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
       // The requests' state is unknown; try again once, then give up.
       fail(class_of(rc), fmt::format("leancast: rank {}: MPI_Waitsome failed: {}", run_.rank,
@@ -288,9 +355,12 @@ class DataflowRun {
   const Program& program_;
   const std::vector<Operation>& ops_;
   const int window_;
+  const int send_window_;
   std::vector<std::uint64_t>& remaining_;
   std::vector<std::size_t>& next_send_;
-  std::vector<int>& sends_in_flight_;
+  std::vector<std::uint8_t>& done_;  // per operation: all its messages completed
+  std::size_t first_unfinished_ = 0;
+  int sends_in_flight_ = 0;
   std::vector<MPI_Request>& requests_;
   std::vector<std::pair<std::uint32_t, std::uint64_t>>& owners_;  // what requests_[i] is
   std::vector<int>& indices_;
@@ -298,6 +368,8 @@ class DataflowRun {
   std::size_t next_receive_ = 0;
   int receives_in_flight_ = 0;
   HeldBytes held_;
+  HeldBytes promised_;  // held, or brought by a receive posted already
+  std::map<std::size_t, std::vector<std::byte>> discarded_;  // redundant receives' scratch
   int failed_waits_ = 0;
   bool aborted_ = false;
   Outcome outcome_;
@@ -306,8 +378,7 @@ class DataflowRun {
 }  // namespace
 
 Outcome execute_dataflow(const Execution& execution) {
-  thread_local Scratch scratch;
-  return DataflowRun(execution, scratch).run();
+  return DataflowRun(execution, *execution.scratch).run();
 }
 
 }  // namespace leancast::detail

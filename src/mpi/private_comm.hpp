@@ -21,6 +21,7 @@
 
 #include <leancast/schedule.hpp>
 
+#include "executor.hpp"
 #include "program.hpp"
 #include "select/decide.hpp"
 
@@ -49,6 +50,8 @@ class PrivateComm {
   // time. Deciding again costs about 0.1 us, a third of a 1 KiB broadcast between two ranks
   // of one node, which would make auto's deferral to the library measurably slower than the
   // library.
+  ExecutorScratch& scratch() { return scratch_; }
+
   const Decision* remembered(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call) const;
   void remember(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call,
                 const Decision& decision);
@@ -61,6 +64,7 @@ class PrivateComm {
   int size_;
   int rank_;
   std::shared_ptr<const NodeMap> nodes_;
+  ExecutorScratch scratch_;
   std::list<std::pair<Key, std::shared_ptr<const Program>>> recent_;  // most recent first
   static constexpr std::size_t kRememberedDecisions = 8;
   struct Remembered {

@@ -109,6 +109,7 @@ Settings read_settings(const Lookup& lookup) {
   read_positive(lookup, "LEANCAST_RANKS_PER_NODE", settings, settings.ranks_per_node);
   read_executor(lookup, settings);
   read_positive(lookup, "LEANCAST_WINDOW", settings, settings.window);
+  read_positive(lookup, "LEANCAST_SEND_WINDOW", settings, settings.send_window);
   return settings;
 }
 

@@ -7,6 +7,7 @@
 //                                     instead of asking MPI (MPI_Comm_split_type)
 //   LEANCAST_EXECUTOR=dataflow|rounds how schedules run (src/mpi/executor.hpp)
 //   LEANCAST_WINDOW=N                 receives the dataflow executor keeps posted ahead
+//   LEANCAST_SEND_WINDOW=N            sends it starts ahead of the earliest round's
 // A malformed setting is ignored as if unset, with one warning. MPI-free.
 #pragma once
 
@@ -31,6 +32,7 @@ struct Settings {
   int ranks_per_node = 0;              // LEANCAST_RANKS_PER_NODE; 0: ask MPI
   Executor executor = Executor::dataflow;  // LEANCAST_EXECUTOR
   int window = 0;                      // LEANCAST_WINDOW; 0: the executor's default
+  int send_window = 0;                 // LEANCAST_SEND_WINDOW; 0: the executor's default
   std::vector<std::string> warnings;   // one per malformed setting, ready to print
 };
 

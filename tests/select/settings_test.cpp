@@ -123,10 +123,12 @@ TEST(Settings, ExecutorAndWindow) {
   const Settings none = read({});
   EXPECT_EQ(none.executor, Executor::dataflow);
   EXPECT_EQ(none.window, 0);
-  const Settings set = read({{"LEANCAST_EXECUTOR", "rounds"}, {"LEANCAST_WINDOW", "3"}});
+  const Settings set = read(
+      {{"LEANCAST_EXECUTOR", "rounds"}, {"LEANCAST_WINDOW", "3"}, {"LEANCAST_SEND_WINDOW", "2"}});
   EXPECT_TRUE(set.warnings.empty());
   EXPECT_EQ(set.executor, Executor::rounds);
   EXPECT_EQ(set.window, 3);
+  EXPECT_EQ(set.send_window, 2);
   const Settings bad = read({{"LEANCAST_EXECUTOR", "fast"}, {"LEANCAST_WINDOW", "0"}});
   ASSERT_EQ(bad.warnings.size(), 2u);
   EXPECT_EQ(bad.warnings[0],
