@@ -23,12 +23,17 @@
 // message of another broadcast (its tag's signature), or a message flagged by a failed
 // sender, is recorded; the rank still completes its schedule and flags everything it sends
 // from then on, so the ranks after it return an error instead of waiting or keeping bad
-// data. Only if MPI itself keeps failing are the posted requests cancelled (receives) or
-// released (sends, which MPI cannot always cancel) and the error returned at once.
+// data. A receive of bytes the rank holds already, or has a receive posted for (the root's
+// and the enclosed ring's redundant blocks), lands in scratch memory: it never overwrites
+// bytes that may be on their way out, so foreign bytes cannot leave unflagged, and a root's
+// buffer is never written. Only if MPI itself keeps failing are the posted requests
+// cancelled (receives) or released (sends, which MPI cannot always cancel) and the error
+// returned at once. What the ranks can and cannot find out: docs/errors.md.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <vector>
 
 #include <fmt/format.h>
@@ -377,7 +382,38 @@ class DataflowRun {
 
 }  // namespace
 
+#ifdef MPICH_VERSION
+// MPICH 4.0 raises the errors of completion calls (a truncated receive in MPI_Waitsome) on
+// MPI_COMM_WORLD, not on the request's communicator: under the default fatal handler there
+// a rank that receives a longer message would abort instead of returning the error. While
+// any broadcast runs, the world's handler is MPI_ERRORS_RETURN (errors other threads meet
+// on MPI_COMM_WORLD meanwhile return too); the first to start sets it, the last restores it.
+class WorldErrorsReturn {
+ public:
+  WorldErrorsReturn() {
+    const std::lock_guard<std::mutex> guard(lock_);
+    if (running_++ > 0) return;
+    MPI_Comm_get_errhandler(MPI_COMM_WORLD, &saved_);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  }
+  ~WorldErrorsReturn() {
+    const std::lock_guard<std::mutex> guard(lock_);
+    if (--running_ > 0) return;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, saved_);
+    MPI_Errhandler_free(&saved_);
+  }
+
+ private:
+  static inline std::mutex lock_;
+  static inline int running_ = 0;
+  static inline MPI_Errhandler saved_ = MPI_ERRHANDLER_NULL;
+};
+#else
+struct WorldErrorsReturn {};  // Open MPI and SMPI raise them on the request's communicator
+#endif
+
 Outcome execute_dataflow(const Execution& execution) {
+  [[maybe_unused]] const WorldErrorsReturn world;
   return DataflowRun(execution, *execution.scratch).run();
 }
 
