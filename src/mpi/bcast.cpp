@@ -6,7 +6,6 @@
 
 #include <leancast/leancast.hpp>
 
-#include "broadcast_tag.hpp"
 #include "byte_buffer.hpp"
 #include "errors.hpp"
 #include "executor.hpp"
@@ -105,7 +104,7 @@ Outcome run_schedule(const BcastCall& call, const AlgorithmSpec& algorithm, Priv
                             .rank = state.rank(),
                             .bytes = info.bytes,
                             .holds_all = is_root,
-                            .signature = broadcast_signature(algorithm, call.root, info.bytes),
+                            .signature = program->signature,
                             .window = settings.window,
                             .send_window = settings.send_window,
                             .scratch = &state.scratch()};

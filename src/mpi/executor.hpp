@@ -30,6 +30,7 @@
 
 #include "byte_buffer.hpp"
 #include "program.hpp"
+#include "schedule/held_bytes.hpp"
 
 namespace leancast::detail {
 
@@ -45,6 +46,8 @@ struct ExecutorScratch {
   std::vector<std::pair<std::uint32_t, std::uint64_t>> owners;  // (operation, message bytes)
   std::vector<int> indices;
   std::vector<MPI_Status> statuses;
+  HeldBytes held;
+  HeldBytes promised;
 };
 
 struct Execution {

@@ -77,7 +77,11 @@ class DataflowRun {
         requests_(scratch.requests),
         owners_(scratch.owners),
         indices_(scratch.indices),
-        statuses_(scratch.statuses) {
+        statuses_(scratch.statuses),
+        held_(scratch.held),
+        promised_(scratch.promised) {
+    held_.clear();
+    promised_.clear();
     remaining_.resize(ops_.size());
     for (std::size_t i = 0; i < ops_.size(); ++i) remaining_[i] = messages_of(ops_[i].bytes.length);
     next_send_.assign(program_.sends_by_peer.size(), 0);
@@ -372,8 +376,8 @@ class DataflowRun {
   std::vector<MPI_Status>& statuses_;
   std::size_t next_receive_ = 0;
   int receives_in_flight_ = 0;
-  HeldBytes held_;
-  HeldBytes promised_;  // held, or brought by a receive posted already
+  HeldBytes& held_;      // what completed receives brought
+  HeldBytes& promised_;  // held, or brought by a receive posted already
   std::map<std::size_t, std::vector<std::byte>> discarded_;  // redundant receives' scratch
   int failed_waits_ = 0;
   bool aborted_ = false;

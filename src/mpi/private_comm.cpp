@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "broadcast_tag.hpp"
 #include "process_settings.hpp"
 #include "usage_log.hpp"
 
@@ -65,7 +66,8 @@ std::shared_ptr<const Program> PrivateComm::program(const AlgorithmSpec& algorit
     }
   }
   auto made = std::make_shared<const Program>(
-      expand(make_schedule(algorithm, BcastShape{size_, root, bytes, nodes_}, rank_)));
+      expand(make_schedule(algorithm, BcastShape{size_, root, bytes, nodes_}, rank_)),
+      broadcast_signature(algorithm, root, bytes));
   recent_.emplace_front(key, made);
   if (recent_.size() > kCachedPrograms) recent_.pop_back();
   return made;

@@ -4,7 +4,8 @@
 
 namespace leancast::detail {
 
-Program::Program(std::vector<Operation> ops) : operations(std::move(ops)) {
+Program::Program(std::vector<Operation> ops, int signature_)
+    : operations(std::move(ops)), signature(signature_) {
   for (std::uint32_t i = 0; i < operations.size(); ++i) {
     const Operation& op = operations[i];
     if (op.direction == Direction::recv) {
