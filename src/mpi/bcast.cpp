@@ -105,6 +105,8 @@ Outcome run_schedule(const BcastCall& call, const AlgorithmSpec& algorithm, Priv
                             .bytes = info.bytes,
                             .holds_all = is_root,
                             .signature = program->signature,
+                            .sequence = state.next_sequence(),
+                            .sequence_mask = state.sequence_mask(),
                             .window = settings.window,
                             .send_window = settings.send_window,
                             .scratch = &state.scratch()};

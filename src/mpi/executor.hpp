@@ -34,6 +34,13 @@
 
 namespace leancast::detail {
 
+// One MPI message of an operation (operations over 1 GiB take several).
+struct Message {
+  std::uint32_t op;       // index of the operation
+  std::uint64_t length;   // bytes
+  std::byte* address;     // where they come from or go
+};
+
 // Buffers the dataflow executor reuses from one broadcast to the next, so that a call
 // allocates nothing once they have grown (a small broadcast takes a few microseconds, an
 // allocation a tenth of one). Kept per communicator, where MPI allows one broadcast at a
@@ -43,7 +50,7 @@ struct ExecutorScratch {
   std::vector<std::size_t> next_send;    // per peer group: its next send
   std::vector<std::uint8_t> done;        // per operation: completed
   std::vector<MPI_Request> requests;
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> owners;  // (operation, message bytes)
+  std::vector<Message> owners;  // owners[i]: the message requests[i] moves
   std::vector<int> indices;
   std::vector<MPI_Status> statuses;
   HeldBytes held;
@@ -58,6 +65,8 @@ struct Execution {
   std::uint64_t bytes = 0;  // of the whole broadcast
   bool holds_all = false;   // the root: every byte is held from the start
   int signature = 0;       // broadcast_signature (broadcast_tag.hpp)
+  std::uint32_t sequence = 0;       // this broadcast's number on the communicator
+  std::uint32_t sequence_mask = 0;  // the bits of it the tags carry (0: none)
   int window = 0;          // receives in flight; 0: the default
   int send_window = 0;     // sends beyond the earliest round's in flight; 0: the default
   ExecutorScratch* scratch = nullptr;

@@ -143,27 +143,52 @@ class DataflowRun {
     }
     do {
       const auto count = static_cast<int>(std::min(left, kMaxMessage));
+      std::byte* address = op.direction == Direction::recv ? start + (offset - op.bytes.offset)
+                                                           : run_.buffer->data() + offset;
+      const Message message{static_cast<std::uint32_t>(index), static_cast<std::uint64_t>(count),
+                            address};
       MPI_Request request = MPI_REQUEST_NULL;
-      int rc = MPI_SUCCESS;
-      for (int attempt = 0; attempt < 2; ++attempt) {
-        rc = op.direction == Direction::recv
-                 ? MPI_Irecv(start + (offset - op.bytes.offset), count, MPI_BYTE, op.peer,
-                             MPI_ANY_TAG, run_.comm, &request)
-                 : MPI_Isend(run_.buffer->data() + offset, count, MPI_BYTE, op.peer,
-                             message_tag(run_.signature, outcome_.code != MPI_SUCCESS), run_.comm,
-                             &request);
-        if (rc == MPI_SUCCESS) break;
-        fail(class_of(rc), fmt::format("leancast: rank {}: {} rank {} failed: {}", run_.rank,
-                                       op.direction == Direction::recv ? "MPI_Irecv from"
-                                                                       : "MPI_Isend to",
-                                       op.peer, error_text(rc)));
-      }
-      if (rc != MPI_SUCCESS) return abort();
+      if (!post_message(message, request)) return abort();
       requests_.push_back(request);
-      owners_.emplace_back(static_cast<std::uint32_t>(index), static_cast<std::uint64_t>(count));
+      owners_.push_back(message);
       offset += static_cast<std::uint64_t>(count);
       left -= static_cast<std::uint64_t>(count);
     } while (left > 0);
+  }
+
+  // Posts one message; false if MPI refused twice.
+  bool post_message(const Message& message, MPI_Request& request) {
+    const Operation& op = ops_[message.op];
+    const auto count = static_cast<int>(message.length);
+    int rc = MPI_SUCCESS;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      rc = op.direction == Direction::recv
+               ? MPI_Irecv(message.address, count, MPI_BYTE, op.peer, MPI_ANY_TAG, run_.comm,
+                           &request)
+               : MPI_Isend(message.address, count, MPI_BYTE, op.peer,
+                           message_tag(run_.sequence, run_.signature,
+                                       outcome_.code != MPI_SUCCESS),
+                           run_.comm, &request);
+      if (rc == MPI_SUCCESS) return true;
+      fail(class_of(rc), fmt::format("leancast: rank {}: {} rank {} failed: {}", run_.rank,
+                                     op.direction == Direction::recv ? "MPI_Irecv from"
+                                                                     : "MPI_Isend to",
+                                     op.peer, error_text(rc)));
+    }
+    return false;
+  }
+
+  // A message of an earlier broadcast on this communicator (left over by an erroneous
+  // one): passed over, the receive posted again, and reported (the earlier broadcast may
+  // have shown its error nowhere, when the ranks that disagreed only sent). A later
+  // broadcast's message can only come from a rank that counts broadcasts differently.
+  enum class Sequence { current, earlier, later };
+  Sequence sequence_of(const MPI_Status& status) const {
+    if (run_.sequence_mask == 0) return Sequence::current;
+    const std::uint32_t behind =
+        (run_.sequence - sequence_of_tag(status.MPI_TAG)) & run_.sequence_mask;
+    if (behind == 0) return Sequence::current;
+    return behind <= run_.sequence_mask / 2 ? Sequence::earlier : Sequence::later;
   }
 
   void post_receives() {
@@ -219,19 +244,38 @@ class DataflowRun {
     }
   }
 
-  // Checks a completed receive message against the schedule.
-  void check_receive(std::size_t index, std::uint64_t length, const MPI_Status& status,
+  // Checks a completed receive message against the schedule; false for a message of an
+  // earlier broadcast, which does not count (the receive is posted again).
+  bool check_receive(std::size_t index, std::uint64_t length, const MPI_Status& status,
                      int error) {
     const Operation& op = ops_[index];
     const auto where = [&] {
       return fmt::format("rank {} from rank {} (bytes [{}, +{}) of the broadcast)", run_.rank,
                          op.peer, op.bytes.offset, op.bytes.length);
     };
+    if (error == MPI_SUCCESS || class_of(error) == MPI_ERR_TRUNCATE) {
+      if (const Sequence sequence = sequence_of(status); sequence != Sequence::current) {
+        if (sequence == Sequence::earlier) {
+          fail(MPI_ERR_OTHER, fmt::format("leancast: {}: a message left over by an earlier, "
+                                          "erroneous broadcast on this communicator arrived "
+                                          "(the ranks disagreed on its root, count or "
+                                          "algorithm); passed over, this broadcast's data is "
+                                          "right",
+                                          where()));
+          return false;
+        }
+        fail(MPI_ERR_OTHER, fmt::format("leancast: {}: the message belongs to a later broadcast "
+                                        "on this communicator; the ranks disagree on how many "
+                                        "broadcasts ran",
+                                        where()));
+        return true;
+      }
+    }
     if (error != MPI_SUCCESS) {
       if (class_of(error) != MPI_ERR_TRUNCATE) {
         fail(class_of(error), fmt::format("leancast: receive {} failed: {}", where(),
                                           error_text(error)));
-        return;
+        return true;
       }
       // Open MPI counts the whole message in a truncated receive's status, MPICH nothing.
       int count = 0;
@@ -242,7 +286,7 @@ class DataflowRun {
       fail(MPI_ERR_TRUNCATE, fmt::format("leancast: {}: {} arrived where the schedule expects "
                                          "{}; the ranks disagree on the count, root or algorithm",
                                          where(), size, length));
-      return;
+      return true;
     }
     // The size first: a message of another size is MPI_ERR_TRUNCATE, as in MPI's own
     // broadcasts, whatever else differs.
@@ -253,7 +297,7 @@ class DataflowRun {
            fmt::format("leancast: {}: {} bytes arrived where the schedule expects {}; the ranks "
                        "disagree on the count, root or algorithm",
                        where(), count, length));
-      return;
+      return true;
     }
     if (signature_of_tag(status.MPI_TAG) != run_.signature) {
       fail(MPI_ERR_OTHER,
@@ -261,33 +305,36 @@ class DataflowRun {
                        "count or algorithm differ, or it was left over by an earlier "
                        "erroneous broadcast)",
                        where()));
-      return;
+      return true;
     }
     if (tag_reports_error(status.MPI_TAG)) {
       fail(MPI_ERR_OTHER, fmt::format("leancast: {}: rank {} passed on an error an earlier rank "
                                       "of the broadcast had",
                                       where(), op.peer));
     }
+    return true;
   }
 
-  void complete(std::size_t index, std::uint64_t length, const MPI_Status& status, int error) {
+  // One message completed; false if it was a receive to post again.
+  bool complete(const Message& message, const MPI_Status& status, int error) {
+    const std::size_t index = message.op;
     const Operation& op = ops_[index];
     if (op.direction == Direction::recv) {
-      check_receive(index, length, status, error);
+      if (!check_receive(index, message.length, status, error)) return false;
     } else if (error != MPI_SUCCESS) {
       fail(class_of(error), fmt::format("leancast: rank {}: send to rank {} failed: {}", run_.rank,
                                         op.peer, error_text(error)));
     }
-    if (--remaining_[index] > 0) return;
+    if (--remaining_[index] > 0) return true;
     done_[index] = 1;
     if (op.direction == Direction::send) {
       --sends_in_flight_;
-      return;
+      return true;
     }
     --receives_in_flight_;
     if (auto redundant = discarded_.find(index); redundant != discarded_.end()) {
       discarded_.erase(redundant);  // an earlier receive brings these bytes
-      return;
+      return true;
     }
     // The bytes count as held even after an error: forwarding them (flagged) keeps the
     // ranks after this one from waiting forever.
@@ -296,6 +343,7 @@ class DataflowRun {
       fail(class_of(rc), fmt::format("leancast: rank {}: unpacking bytes [{}, +{}) failed: {}",
                                      run_.rank, op.bytes.offset, op.bytes.length, error_text(rc)));
     }
+    return true;
   }
 
   void wait_some() {
@@ -327,9 +375,12 @@ class DataflowRun {
     if (done == MPI_UNDEFINED) done = 0;
     for (int k = 0; k < done; ++k) {
       const int i = indices_[k];
-      const auto [index, length] = owners_[i];
-      complete(index, length, statuses_[k], rc == MPI_ERR_IN_STATUS ? statuses_[k].MPI_ERROR : 0);
       requests_[i] = MPI_REQUEST_NULL;
+      if (complete(owners_[i], statuses_[k],
+                   rc == MPI_ERR_IN_STATUS ? statuses_[k].MPI_ERROR : MPI_SUCCESS)) {
+        continue;
+      }
+      if (!post_message(owners_[i], requests_[i])) return abort();
     }
     // Keep only the requests still in flight, owners alongside.
     std::size_t kept = 0;
@@ -346,9 +397,12 @@ class DataflowRun {
   // MPI can, else released (MPI_Request_free), as MPI cannot always cancel a send.
   void abort() {
     aborted_ = true;
-    for (MPI_Request& request : requests_) MPI_Cancel(&request);
+    for (MPI_Request& request : requests_) {
+      if (request != MPI_REQUEST_NULL) MPI_Cancel(&request);
+    }
     for (std::size_t i = 0; i < requests_.size(); ++i) {
-      if (ops_[owners_[i].first].direction == Direction::recv) {
+      if (requests_[i] == MPI_REQUEST_NULL) continue;
+      if (ops_[owners_[i].op].direction == Direction::recv) {
         MPI_Wait(&requests_[i], MPI_STATUS_IGNORE);
         continue;
       }
@@ -371,7 +425,7 @@ class DataflowRun {
   std::size_t first_unfinished_ = 0;
   int sends_in_flight_ = 0;
   std::vector<MPI_Request>& requests_;
-  std::vector<std::pair<std::uint32_t, std::uint64_t>>& owners_;  // what requests_[i] is
+  std::vector<Message>& owners_;  // what requests_[i] moves
   std::vector<int>& indices_;
   std::vector<MPI_Status>& statuses_;
   std::size_t next_receive_ = 0;

@@ -13,7 +13,7 @@ namespace {
 
 int post(const Execution& run, const Operation& op, std::vector<MPI_Request>& requests) {
   std::byte* base = run.buffer->data();
-  const int tag = message_tag(run.signature, false);
+  const int tag = message_tag(run.sequence, run.signature, false);
   std::uint64_t offset = op.bytes.offset;
   std::uint64_t left = op.bytes.length;
   do {  // a zero-byte operation still sends one (empty) message

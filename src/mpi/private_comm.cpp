@@ -112,7 +112,12 @@ int private_comm(MPI_Comm user, PrivateComm*& out) {
     return rc;
   }
   count_private_comm(true);
-  auto state = std::make_unique<PrivateComm>(dup, size, rank, std::move(nodes));
+  // Tag bits beyond the 15 MPI guarantees carry a broadcast sequence number.
+  int* tag_ub = nullptr;
+  int has_tag_ub = 0;
+  MPI_Comm_get_attr(dup, MPI_TAG_UB, &tag_ub, &has_tag_ub);
+  const int bits = has_tag_ub && tag_ub != nullptr ? sequence_bits(*tag_ub) : 0;
+  auto state = std::make_unique<PrivateComm>(dup, size, rank, std::move(nodes), bits);
   if (int rc = MPI_Comm_set_attr(user, state_keyval().first, state.get()); rc != MPI_SUCCESS) {
     return rc;
   }

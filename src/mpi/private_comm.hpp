@@ -29,8 +29,13 @@ namespace leancast::detail {
 
 class PrivateComm {
  public:
-  PrivateComm(MPI_Comm dup, int size, int rank, std::shared_ptr<const NodeMap> nodes)
-      : comm_(dup), size_(size), rank_(rank), nodes_(std::move(nodes)) {}
+  PrivateComm(MPI_Comm dup, int size, int rank, std::shared_ptr<const NodeMap> nodes,
+              int sequence_bits)
+      : comm_(dup),
+        size_(size),
+        rank_(rank),
+        nodes_(std::move(nodes)),
+        sequence_mask_((std::uint32_t{1} << sequence_bits) - 1) {}
   ~PrivateComm();
   PrivateComm(const PrivateComm&) = delete;
   PrivateComm& operator=(const PrivateComm&) = delete;
@@ -51,6 +56,10 @@ class PrivateComm {
   // of one node, which would make auto's deferral to the library measurably slower than the
   // library.
   ExecutorScratch& scratch() { return scratch_; }
+  // The sequence number of the next broadcast that runs a schedule here, and the mask of
+  // the tag bits that carry it (broadcast_tag.hpp; 0: none).
+  std::uint32_t next_sequence() { return ++broadcasts_ & sequence_mask_; }
+  std::uint32_t sequence_mask() const { return sequence_mask_; }
 
   const Decision* remembered(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call) const;
   void remember(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call,
@@ -65,6 +74,8 @@ class PrivateComm {
   int rank_;
   std::shared_ptr<const NodeMap> nodes_;
   ExecutorScratch scratch_;
+  std::uint32_t sequence_mask_;
+  std::uint32_t broadcasts_ = 0;
   std::list<std::pair<Key, std::shared_ptr<const Program>>> recent_;  // most recent first
   static constexpr std::size_t kRememberedDecisions = 8;
   struct Remembered {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -90,6 +91,15 @@ Prediction Model::run(const std::vector<View>& views) {
   // (from, to) -> messages in order, those left over by earlier broadcasts first.
   std::map<std::pair<int, int>, std::vector<Message>> sent = std::move(stale_);
   stale_.clear();
+  // With sequence numbers every receive passes over what earlier broadcasts left, and a
+  // rank that receives from a peer that left it messages reports an error.
+  std::set<std::pair<int, int>> passed_over;
+  if (sequences_) {
+    for (const auto& [pair, messages] : sent) {
+      if (!messages.empty()) passed_over.insert(pair);
+    }
+    sent.clear();
+  }
   Prediction out;
 
   // Everything that can happen happens; the result does not depend on the order (more
@@ -136,7 +146,10 @@ Prediction Model::run(const std::vector<View>& views) {
 
   for (int r = 0; r < procs; ++r) {
     const Rank& me = ranks[r];
-    out.must_fail.push_back(me.failing);
+    const bool passes_over = std::any_of(me.receives.begin(), me.receives.end(), [&](std::size_t i) {
+      return passed_over.count({me.ops[i].peer, r}) > 0;
+    });
+    out.must_fail.push_back(me.failing || passes_over);
     if (!me.in_flight.empty() || me.next_receive < me.receives.size()) {
       const std::size_t waiting =
           me.in_flight.empty() ? me.receives[me.next_receive] : me.in_flight.front();

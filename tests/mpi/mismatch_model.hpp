@@ -52,9 +52,11 @@ struct Prediction {
 // taken by the receives of the next.
 class Model {
  public:
-  // `nodes`: the node map the library uses; `window`: receives in flight (LEANCAST_WINDOW).
-  Model(std::shared_ptr<const NodeMap> nodes, int window)
-      : nodes_(std::move(nodes)), window_(window) {}
+  // `nodes`: the node map the library uses; `window`: receives in flight (LEANCAST_WINDOW);
+  // `sequences`: the tags carry broadcast sequence numbers (broadcast_tag.hpp), so a
+  // receive passes over messages of earlier broadcasts, and its rank reports an error.
+  Model(std::shared_ptr<const NodeMap> nodes, int window, bool sequences)
+      : nodes_(std::move(nodes)), window_(window), sequences_(sequences) {}
 
   // One broadcast, `views[r]` rank r's view of it.
   Prediction run(const std::vector<View>& views);
@@ -69,6 +71,7 @@ class Model {
  private:
   std::shared_ptr<const NodeMap> nodes_;
   int window_;
+  bool sequences_;
   int broadcasts_ = 0;
   std::map<std::pair<int, int>, std::vector<Message>> stale_;  // (from, to) -> in order
 };
