@@ -9,11 +9,12 @@
 // rank's schedule O(number of phases) and lets the traffic analyzer total P = 100000
 // without expanding P^2 messages.
 //
-// Execution model (MPI executor, analyzer and verifier agree on it): a rank takes its
-// rounds in increasing order; within a round all of its transfers may be in flight at
-// once, receives posted first; the round completes before the rank's next round. A send
-// in round r may only carry blocks the rank held before round r. Transfers between the
-// same pair in the same round are matched in the order they are listed.
+// Rounds: a send in round r may only carry blocks the rank held before round r, and the
+// transfers between one ordered pair of ranks are matched in the order they are listed
+// (expand() orders by round, stably). The round-by-round executor runs exactly that; the
+// dataflow executor (the default) starts each transfer as soon as its bytes are held and
+// relies on the same pair order; the verifier checks both, and the cost model plays the
+// dataflow rule.
 #pragma once
 
 #include <cstdint>
