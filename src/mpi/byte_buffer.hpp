@@ -1,17 +1,23 @@
 // The bytes a broadcast moves. Predefined contiguous datatypes are broadcast in place;
-// every other datatype is packed once into a byte buffer on the root and unpacked on
-// the receivers, which writes only the bytes the receiver's type map covers. Packed
-// bytes depend only on the type signature, so root and receivers may use different
-// datatypes with the same signature.
+// every other datatype goes through a packed byte buffer, cut into pieces of whole
+// elements: the root packs a piece when a send first needs its bytes, a receiver unpacks a
+// piece as soon as all its bytes arrived, so packing and unpacking overlap the transfers.
+// Unpacking writes only the bytes the receiver's type map covers. Packed bytes depend only
+// on the type signature, so root and receivers may use different datatypes with the same
+// signature (and so cut the packed bytes into different pieces). Each thread keeps its last
+// packed buffer for the next broadcast (byte_buffer.cpp says why).
 #pragma once
 
 #include <mpi.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <leancast/schedule.hpp>
+
+#include "schedule/held_bytes.hpp"
 
 namespace leancast::detail {
 
@@ -30,26 +36,44 @@ bool packs_with_int_sizes_only();
 
 class ByteBuffer {
  public:
-  // Binds to the user's buffer; on the root packs it if the type needs packing.
+  ByteBuffer() = default;
+  ByteBuffer(const ByteBuffer&) = delete;
+  ByteBuffer& operator=(const ByteBuffer&) = delete;
+  ~ByteBuffer();
+  // Binds to the user's buffer; takes a packed buffer if the type needs packing
+  // (uninitialised: every byte is packed or received before it is read). Packs nothing.
   int open(void* buf, MPI_Count count, MPI_Datatype type, const TypeInfo& info, bool is_root,
            MPI_Comm comm);
   std::byte* data() { return data_; }
-  // The executor calls prepare before it sends `bytes` (the root's bytes must be packed by
-  // then) and received after a receive of `bytes` completed (what is complete may be
-  // unpacked). Both return an MPI error code.
-  int prepare(ByteRange) { return MPI_SUCCESS; }
-  int received(ByteRange) { return MPI_SUCCESS; }
-  // On a receiver that packed, unpacks into the user's buffer what is not unpacked yet.
+  // The executor calls prepare before it sends `bytes` (on the root: packs the pieces that
+  // cover them and are not packed yet) and received after a receive of `bytes` completed
+  // (unpacks the pieces it completed). Any order, overlaps allowed. MPI error codes.
+  int prepare(ByteRange bytes);
+  int received(ByteRange bytes);
+  // On a receiver that packed, unpacks into the user's buffer the pieces not unpacked yet.
   int close();
 
  private:
+  ByteRange piece(std::uint64_t index) const;
+  int pack_piece(std::uint64_t index);
+  int unpack_piece(std::uint64_t index);
+
   void* user_ = nullptr;
-  MPI_Count count_ = 0;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
   MPI_Comm comm_ = MPI_COMM_NULL;
-  bool unpack_ = false;
+  MPI_Aint extent_ = 0;
+  std::uint64_t element_bytes_ = 0;
+  std::uint64_t total_bytes_ = 0;
+  MPI_Count per_piece_ = 1;        // elements per piece
+  std::uint64_t piece_bytes_ = 0;  // packed bytes per piece (the last may be shorter)
+  bool packs_ = false;             // the root of a packed type
+  bool unpacks_ = false;           // a receiver of a packed type
+  std::vector<bool> done_;         // per piece: packed (root) or unpacked (receiver)
+  std::uint64_t pieces_left_ = 0;  // pieces not done
+  HeldBytes held_;                 // receiver: the packed bytes received so far
   std::byte* data_ = nullptr;
-  std::vector<std::byte> packed_;
+  std::unique_ptr<std::byte[]> packed_;
+  std::uint64_t capacity_ = 0;
 };
 
 }  // namespace leancast::detail

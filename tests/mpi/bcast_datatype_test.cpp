@@ -1,12 +1,18 @@
-// Derived datatypes: packed once, unpacked into exactly the bytes of the type map, with
-// root and receivers free to use different datatypes of the same signature.
+// Derived datatypes: packed piece by piece, unpacked into exactly the bytes of the type
+// map, with root and receivers free to use different datatypes of the same signature.
+// Under LEANCAST_TEST_PIECE_BYTES (the *.bcast_pieces tests) a piece holds a few elements.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
+#include <random>
 
 #include <leancast/leancast.hpp>
 
+#include "mpi/byte_buffer.hpp"
+#include "schedule/byte_size.hpp"
 #include "test_support.hpp"
 
 namespace leancast::test {
@@ -165,6 +171,215 @@ TEST(BcastDatatype, BottomWithAbsoluteAddresses) {
       EXPECT_EQ(wrong, 0) << to_string(algorithm) << " n=" << n;
     }
   }
+}
+
+
+// The packed bytes per piece leancast uses: LEANCAST_TEST_PIECE_BYTES or its 64 KiB.
+std::uint64_t piece_target() {
+  const char* text = std::getenv("LEANCAST_TEST_PIECE_BYTES");
+  const auto bytes = text != nullptr ? detail::parse_byte_size(text) : std::nullopt;
+  return bytes && *bytes > 0 ? *bytes : std::uint64_t{64} << 10;
+}
+
+// Two ints with holes around them: ints 1 and 3 of every 5 (bytes 4-7 and 12-15 of 20).
+// Size 8, extent 20: a piece of k elements starts 20k bytes, not 8k, after the previous.
+constexpr int kHoledSlots = 5;
+constexpr bool in_holed_map(int slot) { return slot % 5 == 1 || slot % 5 == 3; }
+
+MPI_Datatype holed_pair() {
+  const int lengths[2] = {1, 1};
+  const MPI_Aint offsets[2] = {4, 12};
+  const MPI_Datatype types[2] = {MPI_INT, MPI_INT};
+  MPI_Datatype raw = MPI_DATATYPE_NULL, sized = MPI_DATATYPE_NULL;
+  MPI_Type_create_struct(2, lengths, offsets, types, &raw);
+  MPI_Type_create_resized(raw, 0, kHoledSlots * sizeof(int), &sized);
+  MPI_Type_free(&raw);
+  return sized;
+}
+
+// One int, then a hole of two: the same signature as holed_pair at twice the count, cut
+// into pieces elsewhere.
+MPI_Datatype holed_single() {
+  MPI_Datatype sized = MPI_DATATYPE_NULL;
+  MPI_Type_create_resized(MPI_INT, 0, 3 * sizeof(int), &sized);
+  return sized;
+}
+
+// Element counts of holed_pair (8 packed bytes): one piece, a piece short of one element,
+// several pieces with a short last one, and many (up to 1 MiB of user buffer).
+std::vector<int> counts_across_pieces() {
+  const int per_piece = static_cast<int>(std::max<std::uint64_t>(1, piece_target() / 8));
+  const int many = std::min(per_piece * 401 + 3, 50000);
+  std::vector<int> counts{1, std::max(1, per_piece - 1), per_piece * 3 + 1};
+  if (many > counts.back()) counts.push_back(many);
+  return counts;
+}
+
+// The data ints are numbered 0, 1, 2, ... in packed order; holes hold a sentinel.
+// Every algorithm, and pipelines whose segments (1000 bytes) cut pieces anywhere.
+std::vector<AlgorithmSpec> algorithms_cutting_pieces() {
+  std::vector<AlgorithmSpec> specs(concrete_algorithms().begin(), concrete_algorithms().end());
+  for (const char* name : {"pipeline-chain:1000", "pipeline-binary-tree:1000", "two-tree:1000"}) {
+    specs.push_back(*parse_algorithm_spec(name));
+  }
+  return specs;
+}
+
+TEST(BcastDatatype, PiecesFollowTheExtent) {
+  const int procs = world_size(), rank = world_rank();
+  OwnedType pair(holed_pair()), single(holed_single());
+  for (bool receivers_differ : {false, true}) {
+    for (const AlgorithmSpec& algorithm : algorithms_cutting_pieces()) {
+      for (int count : counts_across_pieces()) {
+        const int root = count % procs;
+        const bool as_single = receivers_differ && rank != root;
+        const int slots = as_single ? 3 : kHoledSlots;
+        const int elements = as_single ? 2 * count : count;
+        const auto in_map = [&](int slot) {
+          return as_single ? slot % 3 == 0 : in_holed_map(slot);
+        };
+        const int hole = rank == root ? -7 : -1;
+        std::vector<int> data(static_cast<std::size_t>(elements) * slots, hole);
+        if (rank == root) {
+          for (int i = 0, value = 0; i < static_cast<int>(data.size()); ++i) {
+            if (in_map(i)) data[i] = value++;
+          }
+        }
+        ASSERT_EQ(bcast(data.data(), elements, as_single ? single : pair, root, MPI_COMM_WORLD,
+                        algorithm),
+                  MPI_SUCCESS);
+        int wrong = 0, value = 0;
+        for (int i = 0; i < static_cast<int>(data.size()); ++i) {
+          wrong += data[i] != (in_map(i) ? value++ : hole);
+        }
+        EXPECT_EQ(wrong, 0) << to_string(algorithm) << " count=" << count
+                            << " receivers_differ=" << receivers_differ;
+      }
+    }
+  }
+}
+
+// No gaps, but the type map is not in memory order: the int at 4 comes first. Packed (and
+// broadcast) bytes follow the type map, so a receiver of plain ints sees each pair
+// swapped; sending the memory as it lies would not swap them. MPI_Bcast (mpi) agrees.
+TEST(BcastDatatype, GaplessTypeOutOfMemoryOrderIsPacked) {
+  const int procs = world_size(), rank = world_rank();
+  const int lengths[2] = {1, 1};
+  const MPI_Aint offsets[2] = {sizeof(int), 0};
+  const MPI_Datatype types[2] = {MPI_INT, MPI_INT};
+  MPI_Datatype raw = MPI_DATATYPE_NULL;
+  MPI_Type_create_struct(2, lengths, offsets, types, &raw);
+  OwnedType swapped(raw);
+  MPI_Aint lb = 0, extent = 0;
+  MPI_Type_get_extent(swapped, &lb, &extent);
+  ASSERT_EQ(lb, 0);
+  ASSERT_EQ(extent, 2 * static_cast<MPI_Aint>(sizeof(int)));
+  std::vector<Algorithm> algorithms(concrete_algorithms().begin(), concrete_algorithms().end());
+  algorithms.push_back(Algorithm::mpi);
+  for (int swapped_ranks : {0, 1, 2}) {  // 0: root swapped, 1: receivers, 2: both
+    for (Algorithm algorithm : algorithms) {
+      for (int pairs : {1, 1000, 100000}) {
+        const int root = pairs % procs;
+        const bool is_swapped = rank == root ? swapped_ranks != 1 : swapped_ranks != 0;
+        std::vector<int> data(2 * pairs, -1);
+        if (rank == root) {
+          for (int i = 0; i < 2 * pairs; ++i) data[i] = i;
+        }
+        const int rc =
+            is_swapped ? bcast(data.data(), pairs, swapped, root, MPI_COMM_WORLD, algorithm)
+                       : bcast(data.data(), 2 * pairs, MPI_INT, root, MPI_COMM_WORLD, algorithm);
+        ASSERT_EQ(rc, MPI_SUCCESS);
+        // Receivers see the pair swapped where exactly one side swaps.
+        const bool flip = rank != root && swapped_ranks != 2;
+        int wrong = 0;
+        for (int i = 0; i < 2 * pairs; ++i) wrong += data[i] != (flip ? i ^ 1 : i);
+        EXPECT_EQ(wrong, 0) << to_string(algorithm) << " pairs=" << pairs
+                            << " swapped_ranks=" << swapped_ranks;
+      }
+    }
+  }
+}
+
+// The packed buffer itself, on one rank: the root packs only what prepare asked for, in
+// any order; a receiver unpacks each piece once all its bytes arrived, in any order and
+// with overlaps, and close() the rest.
+TEST(BcastDatatype, ByteBufferPacksAndUnpacksPieceByPiece) {
+  OwnedType pair(holed_pair());
+  const int per_piece = static_cast<int>(std::max<std::uint64_t>(1, piece_target() / 8));
+  const int count = std::min(per_piece * 5 + 3, 200000);
+  const std::size_t slots = static_cast<std::size_t>(count) * kHoledSlots;
+  std::vector<int> source(slots, -7);
+  for (std::size_t i = 0, value = 0; i < slots; ++i) {
+    if (in_holed_map(static_cast<int>(i))) source[i] = static_cast<int>(value++);
+  }
+  const std::uint64_t bytes = static_cast<std::uint64_t>(count) * 8;
+  std::vector<std::byte> reference(bytes);
+  int position = 0;
+  ASSERT_EQ(MPI_Pack(source.data(), count, pair, reference.data(), static_cast<int>(bytes),
+                     &position, MPI_COMM_SELF),
+            MPI_SUCCESS);
+  detail::TypeInfo info;
+  ASSERT_EQ(detail::describe_type(count, pair, info), MPI_SUCCESS);
+  ASSERT_EQ(info.bytes, bytes);
+  ASSERT_FALSE(info.in_place);
+
+  // Ranges of up to 3 pieces' bytes, cut at odd places, in shuffled order; each byte is
+  // covered once, then a few ranges again.
+  std::mt19937 random(7);
+  std::vector<ByteRange> ranges;
+  for (std::uint64_t at = 0; at < bytes;) {
+    const std::uint64_t length =
+        std::min<std::uint64_t>(bytes - at, 1 + random() % (24 * per_piece + 5));
+    ranges.push_back({at, length});
+    at += length;
+  }
+  std::shuffle(ranges.begin(), ranges.end(), random);
+  for (std::size_t i = 0, n = ranges.size(); i < std::min<std::size_t>(n, 3); ++i) {
+    ranges.push_back(ranges[i]);
+  }
+
+  detail::ByteBuffer root;
+  ASSERT_EQ(root.open(source.data(), count, pair, info, true, MPI_COMM_SELF), MPI_SUCCESS);
+  for (const ByteRange& r : ranges) {
+    ASSERT_EQ(root.prepare(r), MPI_SUCCESS);
+    ASSERT_EQ(std::memcmp(root.data() + r.offset, reference.data() + r.offset, r.length), 0)
+        << "offset=" << r.offset << " length=" << r.length;
+  }
+  ASSERT_EQ(root.close(), MPI_SUCCESS);
+
+  // A receiver given all but the last byte unpacks every piece but the last one there,
+  // before close(); nothing outside the type map is written.
+  std::vector<int> target(slots, -1);
+  detail::ByteBuffer receiver;
+  ASSERT_EQ(receiver.open(target.data(), count, pair, info, false, MPI_COMM_SELF), MPI_SUCCESS);
+  for (ByteRange r : ranges) {
+    if (r.offset + r.length == bytes) --r.length;  // the last byte comes last
+    std::memcpy(receiver.data() + r.offset, reference.data() + r.offset, r.length);
+    ASSERT_EQ(receiver.received(r), MPI_SUCCESS);
+  }
+  const std::size_t last_piece_slot =
+      static_cast<std::size_t>((count - 1) / per_piece * per_piece) * kHoledSlots;
+  int wrong = 0;
+  for (std::size_t i = 0; i < slots; ++i) {
+    wrong += target[i] != (i < last_piece_slot ? (source[i] == -7 ? -1 : source[i]) : -1);
+  }
+  EXPECT_EQ(wrong, 0) << "before the last byte";
+  std::memcpy(receiver.data() + bytes - 1, reference.data() + bytes - 1, 1);
+  ASSERT_EQ(receiver.received({bytes - 1, 1}), MPI_SUCCESS);
+  wrong = 0;
+  for (std::size_t i = 0; i < slots; ++i) wrong += target[i] != (source[i] == -7 ? -1 : source[i]);
+  EXPECT_EQ(wrong, 0) << "after the last byte, before close()";
+  ASSERT_EQ(receiver.close(), MPI_SUCCESS);
+
+  // Nothing received: close() unpacks everything.
+  std::vector<int> late(slots, -1);
+  detail::ByteBuffer closer;
+  ASSERT_EQ(closer.open(late.data(), count, pair, info, false, MPI_COMM_SELF), MPI_SUCCESS);
+  std::memcpy(closer.data(), reference.data(), bytes);
+  ASSERT_EQ(closer.close(), MPI_SUCCESS);
+  wrong = 0;
+  for (std::size_t i = 0; i < slots; ++i) wrong += late[i] != (source[i] == -7 ? -1 : source[i]);
+  EXPECT_EQ(wrong, 0) << "close() alone";
 }
 
 }  // namespace
