@@ -180,28 +180,21 @@ ByteRange ByteBuffer::piece(std::uint64_t index) const {
   return {offset, std::min(piece_bytes_, total_bytes_ - offset)};
 }
 
-int ByteBuffer::pack_piece(std::uint64_t index) {
-  const ByteRange bytes = piece(index);
-  const MPI_Count first = static_cast<MPI_Count>(index) * per_piece_;
-  const MPI_Count n = static_cast<MPI_Count>(bytes.length / element_bytes_);
-  const int rc = at_real_address(element(user_, extent_, first), n, type_,
-                                 [&](void* in, MPI_Count elements, MPI_Datatype as) {
-                                   return pack(in, elements, as, data_ + bytes.offset,
-                                               bytes.length, comm_);
-                                 });
-  if (rc == MPI_SUCCESS) done_[index] = true, --pieces_left_;
-  return rc;
-}
+int ByteBuffer::pack_piece(std::uint64_t index) { return move_piece(index, true); }
 
-int ByteBuffer::unpack_piece(std::uint64_t index) {
+int ByteBuffer::unpack_piece(std::uint64_t index) { return move_piece(index, false); }
+
+// Packs (root) or unpacks (receiver) the elements of piece `index`.
+int ByteBuffer::move_piece(std::uint64_t index, bool packing) {
   const ByteRange bytes = piece(index);
   const MPI_Count first = static_cast<MPI_Count>(index) * per_piece_;
   const MPI_Count n = static_cast<MPI_Count>(bytes.length / element_bytes_);
-  const int rc = at_real_address(element(user_, extent_, first), n, type_,
-                                 [&](void* out, MPI_Count elements, MPI_Datatype as) {
-                                   return unpack(data_ + bytes.offset, bytes.length, out,
-                                                 elements, as, comm_);
-                                 });
+  std::byte* packed = data_ + bytes.offset;
+  const int rc = at_real_address(
+      element(user_, extent_, first), n, type_, [&](void* user, MPI_Count elements, MPI_Datatype as) {
+        return packing ? pack(user, elements, as, packed, bytes.length, comm_)
+                       : unpack(packed, bytes.length, user, elements, as, comm_);
+      });
   if (rc == MPI_SUCCESS) done_[index] = true, --pieces_left_;
   return rc;
 }

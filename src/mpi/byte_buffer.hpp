@@ -57,6 +57,7 @@ class ByteBuffer {
   ByteRange piece(std::uint64_t index) const;
   int pack_piece(std::uint64_t index);
   int unpack_piece(std::uint64_t index);
+  int move_piece(std::uint64_t index, bool packing);
 
   void* user_ = nullptr;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
