@@ -6,11 +6,12 @@
 //    completed receives cover them. Sends to different peers overtake each other.
 //  - How many sends are in flight: every ready send of the rank's earliest unfinished round
 //    (what the round-by-round executor would have in flight), and beyond those at most
-//    `send_window` more, earliest in schedule order first. Schedules are written for one
-//    send port: a binomial root sends to its largest subtree first, and sending to all
-//    children at once would delay that child by sharing the port. A small send window
-//    keeps the schedule's order of urgency; it also bounds the requests MPI_Waitsome scans
-//    (a root of a 1-byte pipeline would otherwise post tens of thousands of sends).
+//    `send_window` more, earliest in schedule order first. The window bounds the requests
+//    MPI_Waitsome scans (a root of a 1-byte pipeline would otherwise post tens of
+//    thousands of sends). Its default, 4, is measured (docs/benchmarks.md): on real Open MPI
+//    a window of 4 made the rings, pipelines and trees 1.04-2.0x faster than 1 at P = 4,
+//    although the one-node simulation, which makes a rank's sends share one port, ranks
+//    it lower for binomial; the real measurement decides.
 //  - MPI_Waitsome completes whatever finished; each completion may release sends.
 // This cannot deadlock on a schedule that is valid round by round. Take the earliest round
 // r with unfinished work, and a rank B whose first unfinished receive (of round r, posted:
@@ -48,7 +49,7 @@ namespace {
 
 // Chosen by measurement (docs/benchmarks.md, "Dataflow executor").
 constexpr int kDefaultWindow = 4;
-constexpr int kDefaultSendWindow = 1;
+constexpr int kDefaultSendWindow = 4;
 
 std::string error_text(int code) {
   char text[MPI_MAX_ERROR_STRING];
