@@ -19,10 +19,6 @@ Program::Program(std::vector<Operation> ops, int signature_)
     }
     group->second.push_back(i);
   }
-  send_group.assign(operations.size(), 0);
-  for (std::uint32_t g = 0; g < sends_by_peer.size(); ++g) {
-    for (std::uint32_t i : sends_by_peer[g].second) send_group[i] = g;
-  }
 }
 
 }  // namespace leancast::detail

@@ -17,7 +17,6 @@ struct Program {
   std::vector<Operation> operations;  // by round, as expand() lists them
   std::vector<std::uint32_t> receives;  // indices into operations
   std::vector<std::pair<int, std::vector<std::uint32_t>>> sends_by_peer;  // peers ascending
-  std::vector<std::uint32_t> send_group;  // per operation: its index in sends_by_peer (sends)
   int signature = 0;  // broadcast_signature of the broadcast (broadcast_tag.hpp)
 };
 
