@@ -21,6 +21,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -88,6 +89,19 @@ constexpr std::uint64_t kMaxMessage = std::uint64_t{1} << 30;
 // message, so that its receive still matches).
 inline std::uint64_t messages_of(std::uint64_t length) {
   return length == 0 ? 1 : (length + kMaxMessage - 1) / kMaxMessage;
+}
+
+// Calls fn(offset, bytes) for each of those messages, offsets from the operation's start,
+// while fn returns true; false if fn stopped it.
+template <class Fn>
+bool for_each_message(std::uint64_t length, Fn fn) {
+  std::uint64_t offset = 0;
+  do {
+    const std::uint64_t bytes = std::min(length - offset, kMaxMessage);
+    if (!fn(offset, bytes)) return false;
+    offset += bytes;
+  } while (offset < length);
+  return true;
 }
 
 }  // namespace leancast::detail

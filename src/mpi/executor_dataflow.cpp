@@ -128,33 +128,28 @@ class DataflowRun {
   // set by then); a second failure gives up on the whole broadcast.
   void post(std::size_t index) {
     const Operation& op = ops_[index];
-    std::uint64_t offset = op.bytes.offset;
-    std::uint64_t left = op.bytes.length;
     // Receives go into the buffer only for bytes no earlier receive brings (receives are
     // posted in schedule order): a redundant copy would overwrite bytes that may be in a send.
-    std::byte* start = run_.buffer->data() + offset;
-    if (op.direction == Direction::recv && left > 0) {
+    std::byte* start = run_.buffer->data() + op.bytes.offset;
+    if (op.direction == Direction::recv && op.bytes.length > 0) {
       if (promised_.holds(op.bytes)) {
         std::vector<std::byte>& scratch = discarded_[index];
-        scratch.resize(left);
+        scratch.resize(op.bytes.length);
         start = scratch.data();
       } else {
         promised_.add(op.bytes);
       }
     }
-    do {
-      const auto count = static_cast<int>(std::min(left, kMaxMessage));
-      std::byte* address = op.direction == Direction::recv ? start + (offset - op.bytes.offset)
-                                                           : run_.buffer->data() + offset;
-      const Message message{static_cast<std::uint32_t>(index), static_cast<std::uint64_t>(count),
-                            address};
+    const bool posted = for_each_message(op.bytes.length, [&](std::uint64_t offset,
+                                                              std::uint64_t bytes) {
+      const Message message{static_cast<std::uint32_t>(index), bytes, start + offset};
       MPI_Request request = MPI_REQUEST_NULL;
-      if (!post_message(message, request)) return abort();
+      if (!post_message(message, request)) return false;
       requests_.push_back(request);
       owners_.push_back(message);
-      offset += static_cast<std::uint64_t>(count);
-      left -= static_cast<std::uint64_t>(count);
-    } while (left > 0);
+      return true;
+    });
+    if (!posted) abort();
   }
 
   // Posts one message; false if MPI refused twice.

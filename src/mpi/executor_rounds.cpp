@@ -12,23 +12,19 @@ namespace leancast::detail {
 namespace {
 
 int post(const Execution& run, const Operation& op, std::vector<MPI_Request>& requests) {
-  std::byte* base = run.buffer->data();
+  std::byte* start = run.buffer->data() + op.bytes.offset;
   const int tag = message_tag(run.sequence, run.signature, false);
-  std::uint64_t offset = op.bytes.offset;
-  std::uint64_t left = op.bytes.length;
-  do {  // a zero-byte operation still sends one (empty) message
-    const int count = static_cast<int>(std::min(left, kMaxMessage));
+  int rc = MPI_SUCCESS;
+  for_each_message(op.bytes.length, [&](std::uint64_t offset, std::uint64_t bytes) {
+    const auto count = static_cast<int>(bytes);
     MPI_Request request = MPI_REQUEST_NULL;
-    const int rc =
-        op.direction == Direction::recv
-            ? MPI_Irecv(base + offset, count, MPI_BYTE, op.peer, MPI_ANY_TAG, run.comm, &request)
-            : MPI_Isend(base + offset, count, MPI_BYTE, op.peer, tag, run.comm, &request);
-    if (rc != MPI_SUCCESS) return rc;
-    requests.push_back(request);
-    offset += static_cast<std::uint64_t>(count);
-    left -= static_cast<std::uint64_t>(count);
-  } while (left > 0);
-  return MPI_SUCCESS;
+    rc = op.direction == Direction::recv
+             ? MPI_Irecv(start + offset, count, MPI_BYTE, op.peer, MPI_ANY_TAG, run.comm, &request)
+             : MPI_Isend(start + offset, count, MPI_BYTE, op.peer, tag, run.comm, &request);
+    if (rc == MPI_SUCCESS) requests.push_back(request);
+    return rc == MPI_SUCCESS;
+  });
+  return rc;
 }
 
 }  // namespace
