@@ -3,7 +3,9 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include <leancast/algorithm.hpp>
@@ -34,5 +36,15 @@ int node_map(MPI_Comm comm, std::shared_ptr<const NodeMap>& nodes);
 // "dataflow", "rounds", or "" (the setting again). False for another name. Meant for
 // side-by-side measurements (leancast-bench's NAME@rounds); thread-safe.
 bool set_executor(std::string_view name);
+
+// Overrides LEANCAST_TUNE for the broadcasts this process starts from now on: "online",
+// "off", or "" (the setting again). False for another name. Thread-safe; meant for
+// side-by-side measurements (leancast-job-bench).
+bool set_tuning(std::string_view mode);
+
+// Online tuning (LEANCAST_TUNE=online): the algorithm this rank settled on for broadcasts
+// of `bytes` bytes (their size class) on `comm`, or nullopt while the class is untried or on
+// trial, or where `comm` has not been tuned. Never communicates.
+std::optional<AlgorithmSpec> tuned_algorithm(MPI_Comm comm, std::uint64_t bytes);
 
 }  // namespace leancast

@@ -9,6 +9,7 @@
 #include "byte_buffer.hpp"
 #include "errors.hpp"
 #include "executor.hpp"
+#include "online_tuning.hpp"
 #include "pass_through.hpp"
 #include "private_comm.hpp"
 #include "process_settings.hpp"
@@ -122,6 +123,19 @@ int raise_outcome(MPI_Comm comm, const Outcome& outcome) {
   return raise_message(comm, outcome.code, outcome.message);
 }
 
+// Runs what was decided: the library's broadcast, or a schedule (state is set where one
+// moves data).
+int run_decision(const BcastCall& call, const Decision& decision, PrivateComm* state, int size,
+                 const TypeInfo& info) {
+  if (decision.algorithm.algorithm == Algorithm::mpi) {
+    record_bcast(decision, size, info.bytes);
+    return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
+  }
+  record_bcast(decision, size, info.bytes, state != nullptr ? state->nodes() : nullptr);
+  if (info.bytes == 0 || size <= 1) return MPI_SUCCESS;
+  return raise_outcome(call.comm, run_schedule(call, decision.algorithm, *state, info));
+}
+
 int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   const MPI_Comm comm = call.comm;
   if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
@@ -158,16 +172,19 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
       known != nullptr ? *known
                        : decide_now(call, requested, size, info.bytes, moves_data, state, rc);
   if (rc != MPI_SUCCESS) return raise_code(comm, rc);
-  if (decision.algorithm.algorithm == Algorithm::mpi) {
-    record_bcast(decision, size, info.bytes);
-    return pass_to_mpi(call.buf, call.count, call.type, call.root, comm);
-  }
-  if (moves_data && state == nullptr && (rc = private_comm(comm, state)) != MPI_SUCCESS) {
+  const bool tuned = decision.tunable && moves_data && tuning_online();
+  if ((tuned || (moves_data && decision.algorithm.algorithm != Algorithm::mpi)) &&
+      state == nullptr && (rc = private_comm(comm, state)) != MPI_SUCCESS) {
     return raise_code(comm, rc);
   }
-  record_bcast(decision, size, info.bytes, state != nullptr ? state->nodes() : nullptr);
-  if (!moves_data) return MPI_SUCCESS;
-  return raise_outcome(comm, run_schedule(call, decision.algorithm, *state, info));
+  if (!tuned) return run_decision(call, decision, state, size, info);
+  const TuneStep step = tune_step(*state, info.bytes);
+  const Decision trying{step.algorithm, Algorithm::automatic,
+                        step.trial ? "online tuning, on trial" : "online tuning"};
+  const double start = step.trial ? MPI_Wtime() : 0.0;
+  rc = run_decision(call, trying, state, size, info);
+  if (step.trial) tune_record(*state, step, MPI_Wtime() - start);
+  return rc;
 }
 
 }  // namespace
@@ -215,6 +232,19 @@ bool set_executor(std::string_view name) {
   }
   detail::executor_override.store(chosen, std::memory_order_relaxed);
   return true;
+}
+
+bool set_tuning(std::string_view mode) { return detail::override_tuning(mode); }
+
+std::optional<AlgorithmSpec> tuned_algorithm(MPI_Comm comm, std::uint64_t bytes) {
+  detail::PrivateComm* state = nullptr;
+  if (comm == MPI_COMM_NULL || detail::existing_private_comm(comm, state) != MPI_SUCCESS ||
+      state == nullptr || state->tuner() == nullptr) {
+    return std::nullopt;
+  }
+  const detail::TunedClass* tuned = state->tuner()->settled(bytes);
+  if (tuned == nullptr) return std::nullopt;
+  return tuned->candidates[tuned->winner];
 }
 
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, Algorithm algorithm) {

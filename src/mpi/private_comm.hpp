@@ -24,6 +24,7 @@
 #include "executor.hpp"
 #include "program.hpp"
 #include "select/decide.hpp"
+#include "select/online_tuner.hpp"
 
 namespace leancast::detail {
 
@@ -61,6 +62,13 @@ class PrivateComm {
   std::uint32_t next_sequence() { return ++broadcasts_ & sequence_mask_; }
   std::uint32_t sequence_mask() const { return sequence_mask_; }
 
+  // Online tuning's bookkeeping for this communicator, made at its first tuned broadcast.
+  OnlineTuner& tuner(const TuneSettings& settings) {
+    if (!tuner_) tuner_ = std::make_unique<OnlineTuner>(settings);
+    return *tuner_;
+  }
+  const OnlineTuner* tuner() const { return tuner_.get(); }
+
   const Decision* remembered(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call) const;
   void remember(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call,
                 const Decision& decision);
@@ -85,6 +93,7 @@ class PrivateComm {
   };
   std::array<Remembered, kRememberedDecisions> decisions_{};
   std::size_t decisions_made_ = 0;  // the next slot is decisions_made_ % kRememberedDecisions
+  std::unique_ptr<OnlineTuner> tuner_;
 };
 
 // The private communicator of `user` (an intracommunicator), created collectively on

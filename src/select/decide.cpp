@@ -14,8 +14,8 @@ bool needs_nodes(const AlgorithmSpec& spec) {
 // The broadcast's shape as far as selection cares, with the node map fetched on demand.
 class Situation {
  public:
-  Situation(int procs, std::uint64_t bytes, const NodesLookup& nodes)
-      : shape_{procs, 0, bytes}, lookup_(nodes) {}
+  Situation(const Settings& settings, int procs, std::uint64_t bytes, const NodesLookup& nodes)
+      : settings_(settings), shape_{procs, 0, bytes}, lookup_(nodes) {}
 
   const BcastShape& with_nodes() {
     if (!looked_up_ && lookup_) shape_.nodes = lookup_();
@@ -24,8 +24,14 @@ class Situation {
   }
 
   Decision named(const AlgorithmSpec& algorithm, std::string_view by) {
+    if (algorithm.algorithm == Algorithm::automatic) {
+      const Rule* learned = match(settings_.tune_file.rules);
+      if (learned != nullptr && learned->algorithm.algorithm != Algorithm::automatic) {
+        return named(learned->algorithm, learned->where);
+      }
+    }
     return Decision{needs_nodes(algorithm) ? resolve_automatic(algorithm, with_nodes()) : algorithm,
-                    algorithm, by};
+                    algorithm, by, algorithm.algorithm == Algorithm::automatic};
   }
 
   const Rule* match(const RuleSet& rules) {
@@ -34,6 +40,7 @@ class Situation {
   }
 
  private:
+  const Settings& settings_;
   BcastShape shape_;
   const NodesLookup& lookup_;
   bool looked_up_ = false;
@@ -43,7 +50,7 @@ class Situation {
 
 Decision decide(const Settings& settings, std::optional<AlgorithmSpec> per_call, int procs,
                 std::uint64_t bytes, const NodesLookup& nodes) {
-  Situation situation(procs, bytes, nodes);
+  Situation situation(settings, procs, bytes, nodes);
   if (per_call) return situation.named(*per_call, "the call");
   if (settings.algorithm) return situation.named(*settings.algorithm, "LEANCAST_BCAST_ALGORITHM");
   for (const RuleSet* rules : {&settings.rules, &settings.config}) {

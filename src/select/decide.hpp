@@ -2,7 +2,9 @@
 // LEANCAST_BCAST_ALGORITHM, then the first applying rule of LEANCAST_BCAST_RULES, then of
 // the LEANCAST_CONFIG file, then auto. The ad-hoc outranks the standing: a call that names
 // its algorithm means it, a one-off variable overrides a job's rules, and a job's rules
-// override the site's (or tuner's) file. MPI-free.
+// override the site's (or tuner's) file. Wherever auto decides (by default, or named), a
+// rule of the LEANCAST_TUNE_FILE that applies comes first: what online tuning learned on
+// this machine replaces the built-in table, and such a size needs no trials. MPI-free.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,8 @@ struct Decision {
   AlgorithmSpec algorithm;  // what runs: a concrete algorithm (with its parameter) or mpi
   AlgorithmSpec named;      // as the deciding setting named it
   std::string_view by;  // the deciding setting: "the call", a variable, a rule's place, "default"
+  // auto decided by its built-in table: online tuning (LEANCAST_TUNE=online) may try others
+  bool tunable = false;
 };
 
 // Where the ranks run (null: unknown, one node). Asked for only when the choice depends on

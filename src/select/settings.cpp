@@ -1,5 +1,6 @@
 #include "settings.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -71,19 +72,70 @@ void read_verbose(const Lookup& lookup, Settings& settings) {
   }
 }
 
-// A positive integer setting; `out` is left as it is when unset or malformed.
-void read_positive(const Lookup& lookup, const char* name, Settings& settings, int& out) {
+// An integer setting in [low, high]; `out` is left as it is when unset or malformed.
+void read_integer(const Lookup& lookup, const char* name, Settings& settings, int& out,
+                  int low = 1, int high = 1 << 30) {
   const char* value = value_of(lookup, name);
   if (value == nullptr) return;
   const std::string_view v(value);
   int n = 0;
   const auto [end, failed] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (failed != std::errc() || end != v.data() + v.size() || n < 1) {
-    settings.warnings.push_back(std::string(name) + "=" + value + " is not a positive integer" +
+  if (failed != std::errc() || end != v.data() + v.size() || n < low || n > high) {
+    const std::string wanted = low == 1 && high == 1 << 30
+                                   ? "a positive integer"
+                                   : "an integer from " + std::to_string(low) + " to " +
+                                         std::to_string(high);
+    settings.warnings.push_back(std::string(name) + "=" + value + " is not " + wanted +
                                 ignored(name));
     return;
   }
   out = n;
+}
+
+void read_tune_mode(const Lookup& lookup, Settings& settings) {
+  const char* value = value_of(lookup, "LEANCAST_TUNE");
+  if (value == nullptr) return;
+  const std::string_view v(value);
+  if (v == "online") {
+    settings.tune_online = true;
+  } else if (v != "off") {
+    settings.warnings.push_back(std::string("LEANCAST_TUNE=") + value + " is not online or off" +
+                                ignored("LEANCAST_TUNE"));
+  }
+}
+
+// A number of candidates, or a list of algorithms (mpi is always tried; auto is not one).
+void read_tune_candidates(const Lookup& lookup, Settings& settings) {
+  const char* value = value_of(lookup, "LEANCAST_TUNE_CANDIDATES");
+  if (value == nullptr) return;
+  const std::string_view v(value);
+  if (v.find_first_not_of("0123456789") == std::string_view::npos) {
+    read_integer(lookup, "LEANCAST_TUNE_CANDIDATES", settings, settings.tune.candidates, 1, 64);
+    return;
+  }
+  std::vector<AlgorithmSpec> list;
+  for (std::size_t begin = 0; begin <= v.size();) {
+    const std::size_t end = std::min(v.find(',', begin), v.size());
+    std::string error;
+    const auto spec = parse_algorithm_spec(v.substr(begin, end - begin), &error);
+    if (spec && spec->algorithm == Algorithm::automatic) error = "auto is what online tuning chooses for";
+    if (!spec || !error.empty()) {
+      settings.warnings.push_back("LEANCAST_TUNE_CANDIDATES=" + std::string(v) + ": " + error +
+                                  ignored("LEANCAST_TUNE_CANDIDATES"));
+      return;
+    }
+    list.push_back(*spec);
+    begin = end + 1;
+  }
+  settings.tune.list = std::move(list);
+}
+
+void read_tune_path(const Lookup& lookup, Settings& settings) {
+  const char* path = value_of(lookup, "LEANCAST_TUNE_FILE");
+  if (path == nullptr) return;
+  settings.tune_path = path;
+  settings.tune_file = read_tune_file(settings.tune_path);
+  if (!settings.tune_file.warning.empty()) settings.warnings.push_back(settings.tune_file.warning);
 }
 
 void read_executor(const Lookup& lookup, Settings& settings) {
@@ -106,10 +158,15 @@ Settings read_settings(const Lookup& lookup) {
   read_rules(lookup, settings);
   read_config(lookup, settings);
   read_verbose(lookup, settings);
-  read_positive(lookup, "LEANCAST_RANKS_PER_NODE", settings, settings.ranks_per_node);
+  read_integer(lookup, "LEANCAST_RANKS_PER_NODE", settings, settings.ranks_per_node);
   read_executor(lookup, settings);
-  read_positive(lookup, "LEANCAST_WINDOW", settings, settings.window);
-  read_positive(lookup, "LEANCAST_SEND_WINDOW", settings, settings.send_window);
+  read_integer(lookup, "LEANCAST_WINDOW", settings, settings.window);
+  read_integer(lookup, "LEANCAST_SEND_WINDOW", settings, settings.send_window);
+  read_tune_mode(lookup, settings);
+  read_integer(lookup, "LEANCAST_TUNE_WARMUP", settings, settings.tune.warmup, 0, 1000);
+  read_integer(lookup, "LEANCAST_TUNE_TRIALS", settings, settings.tune.trials, 1, 1000);
+  read_tune_candidates(lookup, settings);
+  read_tune_path(lookup, settings);
   return settings;
 }
 

@@ -8,6 +8,11 @@
 //   LEANCAST_EXECUTOR=dataflow|rounds how schedules run (src/mpi/executor.hpp)
 //   LEANCAST_WINDOW=N                 receives the dataflow executor keeps posted ahead
 //   LEANCAST_SEND_WINDOW=N            sends it starts ahead of the earliest round's
+//   LEANCAST_TUNE=online|off          online tuning of auto (online_tuner.hpp)
+//   LEANCAST_TUNE_WARMUP=N, LEANCAST_TUNE_TRIALS=N   its untimed and timed calls per candidate
+//   LEANCAST_TUNE_CANDIDATES=N|a,b,.. how many candidates (mpi included), or which
+//   LEANCAST_TUNE_FILE=<path>         rules learned by earlier jobs (tune_file.hpp); with
+//                                     online tuning on, rank 0 rewrites it at MPI_Finalize
 // A malformed setting is ignored as if unset, with one warning. MPI-free.
 #pragma once
 
@@ -18,7 +23,9 @@
 
 #include <leancast/algorithm.hpp>
 
+#include "online_tuner.hpp"
 #include "rules.hpp"
+#include "tune_file.hpp"
 
 namespace leancast::detail {
 
@@ -33,6 +40,10 @@ struct Settings {
   Executor executor = Executor::dataflow;  // LEANCAST_EXECUTOR
   int window = 0;                      // LEANCAST_WINDOW; 0: the executor's default
   int send_window = 0;                 // LEANCAST_SEND_WINDOW; 0: the executor's default
+  bool tune_online = false;            // LEANCAST_TUNE=online
+  TuneSettings tune;                   // LEANCAST_TUNE_WARMUP, _TRIALS, _CANDIDATES
+  std::string tune_path;               // LEANCAST_TUNE_FILE; empty: none
+  TuneFile tune_file;                  // what it holds
   std::vector<std::string> warnings;   // one per malformed setting, ready to print
 };
 

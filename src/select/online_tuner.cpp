@@ -1,0 +1,166 @@
+#include "online_tuner.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <exception>
+#include <limits>
+
+#include <leancast/analysis.hpp>
+
+namespace leancast::detail {
+
+namespace {
+
+// The families the model ranks: the flat ones leancast-tune --site measures, and node-aware
+// pairs for ranks on several nodes.
+std::vector<AlgorithmSpec> model_pool(bool several_nodes) {
+  std::vector<std::string_view> names = {
+      "binomial", "knomial:8", "scatter-doubling", "scatter-ring-tuned", "pipeline-chain:16K",
+      "pipeline-chain", "pipeline-binary-tree:16K", "pipeline-binary-tree", "two-tree:16K",
+      "two-tree", "circulant"};
+  if (several_nodes) {
+    names.insert(names.end(), {"node-aware:binomial/binomial",
+                               "node-aware:pipeline-chain:16K/pipeline-chain:16K",
+                               "node-aware:two-tree:16K/linear", "node-aware:scatter-ring-tuned/linear"});
+  }
+  std::vector<AlgorithmSpec> pool;
+  for (std::string_view name : names) pool.push_back(*parse_algorithm_spec(name));
+  return pool;
+}
+
+// Expanding every message costs O(M log M); beyond this many processes the model is skipped
+// and MPICH's documented choice stands in for it.
+constexpr int kModelMaxProcs = 128;
+
+// A generic cluster (leancast-plan --compare's defaults), messages between nodes slower.
+CostModel generic_model(const BcastShape& shape) {
+  CostModel model{.alpha = 2e-6, .beta = 1e-10};
+  const NodeCounts counts = node_counts(shape);
+  if (counts.nodes > 1 && shape.nodes) {
+    // The model's node layout is by blocks; it only ranks candidates, trials decide.
+    model.ranks_per_node = counts.ranks_per_node;
+    model.alpha_inter = 5e-6;
+    model.beta_inter = 2e-10;
+  }
+  return model;
+}
+
+std::vector<AlgorithmSpec> model_ranking(const BcastShape& shape) {
+  const bool several_nodes = node_counts(shape).nodes > 1;
+  if (shape.procs > kModelMaxProcs) return {AlgorithmSpec(select_mpich(shape.procs, shape.bytes))};
+  const CostModel model = generic_model(shape);
+  std::vector<std::pair<double, AlgorithmSpec>> ranked;
+  for (const AlgorithmSpec& candidate : model_pool(several_nodes)) {
+    try {
+      ranked.emplace_back(model_seconds(candidate, shape, model), candidate);
+    } catch (const std::exception&) {
+      // A shape the model cannot play: not a candidate.
+    }
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  // Two parameters of one family that the model times alike (a message of one segment under
+  // either segment size) are one schedule: the first stands for both.
+  std::vector<AlgorithmSpec> out;
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    const bool same_as_earlier = std::any_of(ranked.begin(), ranked.begin() + i, [&](const auto& earlier) {
+      return earlier.second.algorithm == ranked[i].second.algorithm && earlier.first == ranked[i].first;
+    });
+    if (!same_as_earlier) out.push_back(ranked[i].second);
+  }
+  return out;
+}
+
+void add_once(std::vector<AlgorithmSpec>& list, const AlgorithmSpec& candidate) {
+  if (candidate.algorithm == Algorithm::automatic) return;
+  if (std::find(list.begin(), list.end(), candidate) == list.end()) list.push_back(candidate);
+}
+
+}  // namespace
+
+int size_class(std::uint64_t bytes) { return std::bit_width(bytes) - 1; }
+
+std::uint64_t class_low(int size_class) { return std::uint64_t{1} << size_class; }
+
+std::uint64_t class_high(int size_class) {
+  return size_class >= 63 ? std::numeric_limits<std::uint64_t>::max()
+                          : (std::uint64_t{1} << (size_class + 1)) - 1;
+}
+
+std::vector<AlgorithmSpec> tune_candidates(const TuneSettings& settings, const BcastShape& shape) {
+  std::vector<AlgorithmSpec> list{Algorithm::mpi};
+  if (!settings.list.empty()) {
+    for (const AlgorithmSpec& candidate : settings.list) add_once(list, candidate);
+    return list;
+  }
+  const auto limit = static_cast<std::size_t>(std::max(settings.candidates, 1));
+  if (list.size() < limit) {
+    add_once(list, resolve_automatic(Algorithm::automatic, shape));
+  }
+  if (list.size() < limit) {
+    for (const AlgorithmSpec& candidate : model_ranking(shape)) {
+      if (list.size() >= limit) break;
+      add_once(list, candidate);
+    }
+  }
+  return list;
+}
+
+std::size_t pick_winner(std::span<const double> seconds) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < seconds.size(); ++i) {
+    if (best == 0 ? seconds[i] < seconds[0] * (1 - kTuneMargin) : seconds[i] < seconds[best]) {
+      best = i;
+    }
+  }
+  return best;
+}
+
+TuneStep OnlineTuner::next(const BcastShape& shape) {
+  const int k = size_class(shape.bytes);
+  auto& state = classes_[k];
+  if (!state) {
+    state = std::make_unique<ClassState>();
+    state->result.size_class = k;
+    state->result.first_bytes = shape.bytes;
+    state->result.candidates = tune_candidates(settings_, shape);
+    state->times.resize(state->result.candidates.size());
+  }
+  if (state->done) return {state->result.candidates[state->result.winner], k, false};
+  return {state->result.candidates[state->current], k, true};
+}
+
+bool OnlineTuner::record(const TuneStep& step, double seconds) {
+  ClassState& state = *classes_[step.size_class];
+  if (state.done) return false;
+  if (state.calls++ >= settings_.warmup) state.times[state.current].push_back(seconds);
+  if (state.calls < settings_.warmup + settings_.trials) return false;
+  state.calls = 0;
+  return ++state.current == state.result.candidates.size();
+}
+
+std::vector<double> OnlineTuner::medians(int size_class) const {
+  std::vector<double> out;
+  for (std::vector<double> times : classes_[size_class]->times) {
+    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+    out.push_back(times.empty() ? 0.0 : times[times.size() / 2]);
+  }
+  return out;
+}
+
+const TunedClass& OnlineTuner::settle(int size_class, std::span<const double> slowest) {
+  ClassState& state = *classes_[size_class];
+  state.result.seconds.assign(slowest.begin(), slowest.end());
+  state.result.winner = pick_winner(slowest);
+  state.done = true;
+  state.times.clear();
+  return state.result;
+}
+
+const TunedClass* OnlineTuner::settled(std::uint64_t bytes) const {
+  if (bytes == 0) return nullptr;
+  const auto& state = classes_[size_class(bytes)];
+  return state && state->done ? &state->result : nullptr;
+}
+
+}  // namespace leancast::detail
