@@ -4,6 +4,9 @@
 #include <bit>
 #include <exception>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include <leancast/analysis.hpp>
 
@@ -28,15 +31,18 @@ std::vector<AlgorithmSpec> model_pool(bool several_nodes) {
   return pool;
 }
 
-// Expanding every message costs O(M log M); beyond this many processes the model is skipped
-// and MPICH's documented choice stands in for it.
-constexpr int kModelMaxProcs = 128;
+// The model expands every message, O(M log M): 2.7 ms at P = 4 and 16 MiB, 112 ms at
+// P = 128, on every rank when a class opens. So it plays at most kModelMaxBytes (the
+// ranking among pipelines and trees settles by then), only up to kModelMaxProcs processes
+// (0.17-0.9 ms at P = 16), and once per shape and process. Beyond, MPICH's documented
+// choice and one pipelined family (a tree for short messages) stand in for it.
+constexpr int kModelMaxProcs = 32;
+constexpr std::uint64_t kModelMaxBytes = std::uint64_t{1} << 20;
 
 // A generic cluster (leancast-plan --compare's defaults), messages between nodes slower.
-CostModel generic_model(const BcastShape& shape) {
+CostModel generic_model(const NodeCounts& counts) {
   CostModel model{.alpha = 2e-6, .beta = 1e-10};
-  const NodeCounts counts = node_counts(shape);
-  if (counts.nodes > 1 && shape.nodes) {
+  if (counts.nodes > 1) {
     // The model's node layout is by blocks; it only ranks candidates, trials decide.
     model.ranks_per_node = counts.ranks_per_node;
     model.alpha_inter = 5e-6;
@@ -46,13 +52,27 @@ CostModel generic_model(const BcastShape& shape) {
 }
 
 std::vector<AlgorithmSpec> model_ranking(const BcastShape& shape) {
-  const bool several_nodes = node_counts(shape).nodes > 1;
-  if (shape.procs > kModelMaxProcs) return {AlgorithmSpec(select_mpich(shape.procs, shape.bytes))};
-  const CostModel model = generic_model(shape);
+  if (shape.procs > kModelMaxProcs) {
+    return {AlgorithmSpec(select_mpich(shape.procs, shape.bytes)),
+            shape.bytes < (64 << 10) ? AlgorithmSpec(Algorithm::knomial, 8)
+                                     : AlgorithmSpec(Algorithm::two_tree)};
+  }
+  BcastShape modelled = shape;
+  modelled.bytes = std::min(shape.bytes, kModelMaxBytes);
+  const NodeCounts counts = node_counts(modelled);
+  using Key = std::tuple<int, std::uint64_t, int, int>;
+  static std::mutex mutex;
+  static std::map<Key, std::vector<AlgorithmSpec>> known;
+  const Key key{modelled.procs, modelled.bytes, counts.nodes, counts.ranks_per_node};
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = known.find(key); it != known.end()) return it->second;
+  }
+  const CostModel model = generic_model(counts);
   std::vector<std::pair<double, AlgorithmSpec>> ranked;
-  for (const AlgorithmSpec& candidate : model_pool(several_nodes)) {
+  for (const AlgorithmSpec& candidate : model_pool(counts.nodes > 1)) {
     try {
-      ranked.emplace_back(model_seconds(candidate, shape, model), candidate);
+      ranked.emplace_back(model_seconds(candidate, modelled, model), candidate);
     } catch (const std::exception&) {
       // A shape the model cannot play: not a candidate.
     }
@@ -68,7 +88,8 @@ std::vector<AlgorithmSpec> model_ranking(const BcastShape& shape) {
     });
     if (!same_as_earlier) out.push_back(ranked[i].second);
   }
-  return out;
+  std::lock_guard lock(mutex);
+  return known.emplace(key, std::move(out)).first->second;
 }
 
 void add_once(std::vector<AlgorithmSpec>& list, const AlgorithmSpec& candidate) {

@@ -23,13 +23,15 @@ namespace leancast::detail {
 
 struct TuneSettings {
   int warmup = 1;      // LEANCAST_TUNE_WARMUP: untimed calls per candidate
-  int trials = 3;      // LEANCAST_TUNE_TRIALS: timed calls per candidate
+  int trials = 8;      // LEANCAST_TUNE_TRIALS: timed calls per candidate
   int candidates = 4;  // LEANCAST_TUNE_CANDIDATES=N: at most this many, mpi included
   std::vector<AlgorithmSpec> list;  // LEANCAST_TUNE_CANDIDATES=a,b,...: exactly these (and mpi)
 };
 
-// A leancast candidate must beat the library's broadcast by more than this fraction.
-inline constexpr double kTuneMargin = 0.02;
+// A leancast candidate must beat the library's broadcast by more than this fraction. On
+// this machine's oversubscribed P = 4 runs, leancast candidates that led MPI_Bcast by 2-4 %
+// in their trials lost to it over the job (docs/auto.md): a lead that small is noise.
+inline constexpr double kTuneMargin = 0.05;
 
 // The class of a broadcast of `bytes` (> 0) bytes, and the bytes a class covers.
 int size_class(std::uint64_t bytes);

@@ -62,7 +62,9 @@ TEST(OnlineTuning, CandidatesStartWithMpiThenAutoAndTheModel) {
     ASSERT_EQ(list.size(), 4u) << bytes;
     EXPECT_EQ(list[0], AlgorithmSpec(Algorithm::mpi));
     const AlgorithmSpec table = select_automatic(8, bytes, 8);
-    if (table.algorithm != Algorithm::mpi) EXPECT_EQ(list[1], table);
+    if (table.algorithm != Algorithm::mpi) {
+      EXPECT_EQ(list[1], table);
+    }
     for (std::size_t i = 0; i < list.size(); ++i) {
       EXPECT_NE(list[i].algorithm, Algorithm::automatic);
       for (std::size_t j = 0; j < i; ++j) EXPECT_NE(list[i], list[j]);
@@ -106,7 +108,7 @@ TEST(OnlineTuning, NodeAwarePairsOnlyWhereRanksSpanNodes) {
 }
 
 TEST(OnlineTuning, LeancastMustBeatMpiByTheMargin) {
-  EXPECT_EQ(pick_winner(std::vector<double>{1.0, 0.99, 1.5}), 0u);  // within 2 %: mpi
+  EXPECT_EQ(pick_winner(std::vector<double>{1.0, 0.96, 1.5}), 0u);  // within 5 %: mpi
   EXPECT_EQ(pick_winner(std::vector<double>{1.0, 0.97, 0.9}), 2u);  // the fastest
   EXPECT_EQ(pick_winner(std::vector<double>{1.0, 0.5, 0.5001}), 1u);
   EXPECT_EQ(pick_winner(std::vector<double>{1.0, 2.0}), 0u);
@@ -154,7 +156,7 @@ TEST(OnlineTuning, TunerTriesEachCandidateThenSettles) {
 TEST(OnlineTuning, Settings) {
   const Settings off = read({});
   EXPECT_FALSE(off.tune_online);
-  EXPECT_EQ(off.tune.trials, 3);
+  EXPECT_EQ(off.tune.trials, 8);
   EXPECT_EQ(off.tune.warmup, 1);
   EXPECT_EQ(off.tune.candidates, 4);
   const Settings on = read({{"LEANCAST_TUNE", "online"},
