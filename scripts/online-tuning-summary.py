@@ -34,6 +34,18 @@ def projected(cell, calls):
     return median(out)
 
 
+def no_first(cell):
+    """Job mpi/online without each job's first call (which sets up the fresh communicator)."""
+    mpi, online = cell["modes"]["mpi"], cell["modes"]["online"]
+    return median([(mt - mf) / (ot - of) for mt, mf, ot, of in
+                   zip(mpi["total_seconds"], mpi["first_call_seconds"],
+                       online["total_seconds"], online["first_call_seconds"])])
+
+
+def spread(values):
+    return f"{min(values):.2f}–{max(values):.2f}"
+
+
 def mark(ok):
     return "yes" if ok else "**no**"
 
@@ -55,7 +67,7 @@ def table(path):
              f"{' simulated' if simulated else ''} in all.", "",
              "`" + " ".join(shlex.quote(a) for a in run["command_line"]) + "`", ""]
     head = ["bytes", "mpi job ms", "auto job ms", "online job ms", "job mpi/online",
-            "job mpi/auto"]
+            "job mpi/online, 1st call out", "job mpi/auto"]
     if short:
         head.append(f"{JOB_CALLS}-call job mpi/online (computed)")
     head += ["trial calls", "trials' extra ms", "1st call µs mpi/online", "online's winner", "after µs/call",
@@ -80,7 +92,8 @@ def table(path):
                f"{modes['mpi']['median_total_seconds'] * 1e3:.4g}",
                f"{modes['auto']['median_total_seconds'] * 1e3:.4g}",
                f"{modes['online']['median_total_seconds'] * 1e3:.4g}",
-               f"{job:.3f}", f"{ratios['median_job_mpi_over_auto']:.3f}"]
+               f"{job:.3f}", f"{no_first(cell):.3f}",
+               f"{ratios['median_job_mpi_over_auto']:.3f}"]
         if short:
             row.append(f"{job_target:.3f}")
         row += ["/".join(str(c) for c in sorted(set(online["trial_calls"]))),
@@ -90,7 +103,7 @@ def table(path):
                 ", ".join(winners) + ("" if online["ranks_agree"] else " (RANKS DISAGREE)"),
                 f"{online['median_after_tuning_per_call_seconds'] * 1e6:.4g}",
                 f"{median(online['mpi_same_calls_per_call_seconds']) * 1e6:.4g}",
-                f"{after:.3f}",
+                f"{after:.3f} ({spread(ratios['after_tuning_mpi_over_online'])})",
                 f"{median(cell['best_single']['per_call_seconds']) * 1e6:.4g} "
                 f"({', '.join(best_names)})",
                 f"{best:.3f}"] + [mark(c) for c in checks]
@@ -106,7 +119,8 @@ def table(path):
     if os.path.exists(trials):
         with open(trials) as f:
             lines += [f"What online tuning tried, in a separate short run with LEANCAST_VERBOSE=1 "
-                      f"({os.path.basename(trials)}; its times are that run's):", "", "```",
+                      f"({os.path.basename(trials)}; its times are that run's, the first line "
+                      "is the tool's untimed warm-up job):", "", "```",
                       f.read().rstrip(), "```", ""]
     return "\n".join(lines)
 
@@ -115,11 +129,12 @@ def main(directory):
     print("## Online tuning over a job (leancast-job-bench)\n")
     print("Columns: the whole job's time (median over repetitions, trials included) with "
           "MPI_Bcast (`mpi`), the built-in `auto` (tuning off) and online tuning; job mpi/online "
-          "and mpi/auto (> 1: faster than MPI_Bcast); the calls online tuning spent on trials "
-          "and what they cost beyond MPI_Bcast's time for as many calls; the first call of a job "
-          "(a fresh communicator: online tuning sets up leancast's private one in it); the "
-          "winner(s); the per-call "
-          "time after the class settled beside MPI_Bcast's over the same calls of its job; the "
+          "(also without each job's first call, in which online tuning sets up leancast's private "
+          "communicator: a cost a program pays once per communicator, not per size) and "
+          "mpi/auto (> 1: faster than MPI_Bcast); the calls online tuning spent on trials "
+          "and what they cost beyond MPI_Bcast's time for as many calls; the first call of a job; the "
+          "winner(s) (several: the repetitions differ); the per-call "
+          "time after the class settled beside MPI_Bcast's over the same calls of its job; (median, and min–max over the repetitions); the "
           "best single candidate (MPI_Bcast or a `--fixed` algorithm, per call, first call left "
           "out) and online's after-tuning time over it (< 1.05: within 5 %).\n")
     for path in sorted(glob.glob(os.path.join(directory, "*.json")),

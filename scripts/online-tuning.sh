@@ -2,10 +2,10 @@
 # Online tuning over a whole job (issue 14, point 5): leancast-job-bench runs, per size from
 # 1 KiB to 16 MiB, jobs of 1000 broadcasts on fresh communicators with MPI_Bcast, the
 # built-in auto and online tuning (trials included), and each single candidate, side by
-# side: Open MPI at P = 2 and 4 and MPICH at P = 2 here, SMPI's hornet at P = 16 (one rank
-# per node, 1000 calls) and P = 64 (24 ranks per node; 200 calls, as 1000 would take about
-# an hour to simulate: the summary computes the 1000-call job from the exact per-call
-# times). Raw JSON and summary.md go to docs/benchmarks/online-tuning/.
+# side: Open MPI at P = 2 and 4 and MPICH at P = 2 here (5 repetitions), SMPI's hornet at
+# P = 16 (one rank per node) and P = 64 (24 ranks per node; about 20 minutes to simulate).
+# Raw JSON, the trials each run tried (NAME-trials.txt) and summary.md go to
+# docs/benchmarks/online-tuning/.
 # Usage: scripts/online-tuning.sh [real|sim|all]   (default all)
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
@@ -31,14 +31,14 @@ if [[ "$what" == real || "$what" == all ]]; then
   build_leancast mpich
   cd "$LEANCAST_ROOT/build/openmpi"
   for procs in 2 4; do
-    run timeout 3600 mpirun --oversubscribe -n "$procs" ./leancast-job-bench --reps 3 \
+    run timeout 3600 mpirun --oversubscribe -n "$procs" ./leancast-job-bench --reps 5 \
       --label "Open MPI, P = $procs on this machine" --json "$out/openmpi-p$procs.json"
     trials "openmpi-p$procs" timeout 600 mpirun --oversubscribe -n "$procs" -x LEANCAST_VERBOSE \
       ./leancast-job-bench
   done
   cd "$LEANCAST_ROOT/build/mpich"
   # MPICH busy-polls: two ranks at most on two cores.
-  run timeout 3600 mpiexec.mpich -n 2 ./leancast-job-bench --reps 3 \
+  run timeout 3600 mpiexec.mpich -n 2 ./leancast-job-bench --reps 5 \
     --label "MPICH, P = 2 on this machine" --json "$out/mpich-p2.json"
   trials mpich-p2 timeout 600 mpiexec.mpich -n 2 ./leancast-job-bench
 fi
@@ -48,13 +48,14 @@ if [[ "$what" == sim || "$what" == all ]]; then
   sim="$LEANCAST_ROOT/build/smpi/leancast-sim"
   bench="$LEANCAST_ROOT/build/smpi/leancast-job-bench"
   # Simulated time repeats exactly: one repetition, and 50 calls time a single candidate.
+  # (smpirun splits arguments at spaces: labels without any.)
   run timeout 3600 "$sim" --platform hornet --procs 16 --ranks-per-node 1 --run "$bench" \
-    --reps 1 --fixed-calls 50 --label "SMPI hornet, 16 nodes x 1 rank" \
+    --reps 1 --fixed-calls 50 --label SMPI-hornet:16-nodes-x-1-rank \
     --json "$out/smpi-hornet-p16-ppn1.json"
   trials smpi-hornet-p16-ppn1 timeout 1800 "$sim" --platform hornet --procs 16 --ranks-per-node 1 \
     --run "$bench"
   run timeout 3600 "$sim" --platform hornet --procs 64 --run "$bench" \
-    --reps 1 --calls 200 --fixed-calls 20 --label "SMPI hornet, 64 ranks on 3 nodes of 24 cores" \
+    --reps 1 --fixed-calls 20 --label SMPI-hornet:64-ranks-on-3-nodes-of-24-cores \
     --json "$out/smpi-hornet-p64.json"
   trials smpi-hornet-p64 timeout 1800 "$sim" --platform hornet --procs 64 --run "$bench"
 fi
