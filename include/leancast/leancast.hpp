@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include <leancast/algorithm.hpp>
@@ -13,7 +14,8 @@
 
 namespace leancast {
 
-// Broadcast with the algorithm the environment chooses (LEANCAST_BCAST_ALGORITHM, then
+// Broadcast with the algorithm the communicator's leancast_bcast_algorithm info hint
+// (MPI_Comm_set_info) or the environment chooses (LEANCAST_BCAST_ALGORITHM, then
 // LEANCAST_BCAST_RULES, then the LEANCAST_CONFIG file), or auto if none does.
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
 
@@ -46,5 +48,15 @@ bool set_tuning(std::string_view mode);
 // of `bytes` bytes (their size class) on `comm`, or nullopt while the class is untried or on
 // trial, or where `comm` has not been tuned. Never communicates.
 std::optional<AlgorithmSpec> tuned_algorithm(MPI_Comm comm, std::uint64_t bytes);
+
+// What a broadcast of `bytes` bytes on `comm` that names no algorithm would run now
+// (Algorithm::mpi: the MPI library's broadcast; auto resolved; not what online tuning may
+// try instead, see tuned_algorithm), from the communicator's leancast_bcast_algorithm info
+// hint, the settings or auto; `by`, if given, is set to what chose it ("the communicator's
+// leancast_bcast_algorithm info", "LEANCAST_BCAST_ALGORITHM", a rule's place, "default").
+// Collective, like a broadcast, the first time on an intracommunicator where auto needs
+// the node map; nullopt for MPI_COMM_NULL or an error.
+std::optional<AlgorithmSpec> chosen_algorithm(MPI_Comm comm, std::uint64_t bytes,
+                                              std::string* by = nullptr);
 
 }  // namespace leancast

@@ -7,6 +7,8 @@
 #include <leancast/leancast.hpp>
 
 #include "byte_buffer.hpp"
+#include "call_check.hpp"
+#include "comm_hint.hpp"
 #include "errors.hpp"
 #include "executor.hpp"
 #include "online_tuning.hpp"
@@ -66,16 +68,19 @@ int pass_intercommunicator(const BcastCall& call) {
   return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
 }
 
-// What runs, decided from the call and the settings; the node map is asked for (and the
-// private communicator made) only if the choice depends on it. The choice is remembered in
-// the private communicator, if there is one by then.
-Decision decide_now(const BcastCall& call, const std::optional<AlgorithmSpec>& requested, int size,
+// What runs, decided from the call, the communicator's info hint and the settings; the node
+// map is asked for (and the private communicator made) only if the choice depends on it.
+// The choice is remembered in the private communicator, if there is one by then.
+Decision decide_now(MPI_Comm comm, const std::optional<AlgorithmSpec>& requested, int size,
                     std::uint64_t bytes, bool moves_data, PrivateComm*& state, int& rc) {
   const NodesLookup nodes = [&]() -> std::shared_ptr<const NodeMap> {
-    if (!moves_data || (rc = private_comm(call.comm, state)) != MPI_SUCCESS) return nullptr;
+    if (!moves_data || (rc = private_comm(comm, state)) != MPI_SUCCESS) return nullptr;
     return state->nodes();
   };
-  const Decision decision = decide(process_settings(), requested, size, bytes, nodes);
+  // With a private communicator the hint is in its state; without, one attribute lookup.
+  const std::optional<AlgorithmSpec> hint =
+      requested ? std::nullopt : state != nullptr ? state->hint() : comm_hint(comm);
+  const Decision decision = decide(process_settings(), requested, size, bytes, nodes, hint);
   if (rc == MPI_SUCCESS && state != nullptr) state->remember(bytes, requested, decision);
   return decision;
 }
@@ -136,12 +141,24 @@ int run_decision(const BcastCall& call, const Decision& decision, PrivateComm* s
   return raise_outcome(call.comm, run_schedule(call, decision.algorithm, *state, info));
 }
 
+// LEANCAST_CHECK on a rank whose own argument checks failed: it still takes part in the
+// agreement, so that the other ranks return an error instead of waiting, and then returns
+// its own error.
+int fail_checked(const BcastCall& call, PrivateComm* state, int code) {
+  if (state != nullptr) {
+    int error_class = MPI_ERR_OTHER;
+    MPI_Error_class(code, &error_class);
+    agree_on_call(*state, {error_class, call.root, std::nullopt, std::nullopt});
+  }
+  return raise_code(call.comm, code);
+}
+
 int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   const MPI_Comm comm = call.comm;
   if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
-  if (requested && !parameter_problem(*requested).empty()) {
-    return raise_problem(comm, Problem::unknown_algorithm);
-  }
+  const bool checking = process_settings().check;
+  const bool bad_name = requested && !parameter_problem(*requested).empty();
+  if (bad_name && !checking) return raise_problem(comm, Problem::unknown_algorithm);
   // The private communicator, if an earlier broadcast made it; only intracommunicators get
   // one, so with it the communicator needs no more questions (every call pays for them).
   PrivateComm* state = nullptr;
@@ -152,13 +169,25 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   } else {
     int inter = 0;
     if (int rc = MPI_Comm_test_inter(comm, &inter); rc != MPI_SUCCESS) return raise_code(comm, rc);
-    if (inter) return pass_intercommunicator(call);
+    if (inter) {
+      if (bad_name) return raise_problem(comm, Problem::unknown_algorithm);
+      return pass_intercommunicator(call);
+    }
     MPI_Comm_size(comm, &size);
   }
-  if (auto problem = check_arguments(call, size)) return raise_problem(comm, *problem);
+  // LEANCAST_CHECK agrees on the private communicator: made first, on every rank.
+  const bool check = checking && size > 1;
+  if (check && state == nullptr) {
+    if (int rc = private_comm(comm, state); rc != MPI_SUCCESS) return raise_code(comm, rc);
+  }
+  PrivateComm* const check_state = check ? state : nullptr;
+  if (bad_name) return fail_checked(call, check_state, problem_code(Problem::unknown_algorithm));
+  if (auto problem = check_arguments(call, size)) {
+    return fail_checked(call, check_state, problem_code(*problem));
+  }
   TypeInfo info;
   if (int rc = describe_type(call.count, call.type, info); rc != MPI_SUCCESS) {
-    return raise_code(comm, rc);
+    return fail_checked(call, check_state, rc);
   }
   // The private communicator also knows the ranks' nodes; it is made (collectively) when a
   // choice needs them, or to run leancast's schedule. Broadcasts that move nothing never
@@ -170,8 +199,12 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   const Decision* known = state != nullptr ? state->remembered(info.bytes, requested) : nullptr;
   const Decision decision =
       known != nullptr ? *known
-                       : decide_now(call, requested, size, info.bytes, moves_data, state, rc);
+                       : decide_now(comm, requested, size, info.bytes, moves_data, state, rc);
   if (rc != MPI_SUCCESS) return raise_code(comm, rc);
+  if (check) {
+    const Outcome agreed = agree_on_call(*state, {0, call.root, info.bytes, decision.algorithm});
+    if (agreed.code != MPI_SUCCESS) return raise_outcome(comm, agreed);
+  }
   const bool tuned = decision.tunable && moves_data && tuning_online();
   if ((tuned || (moves_data && decision.algorithm.algorithm != Algorithm::mpi)) &&
       state == nullptr && (rc = private_comm(comm, state)) != MPI_SUCCESS) {
@@ -245,6 +278,31 @@ std::optional<AlgorithmSpec> tuned_algorithm(MPI_Comm comm, std::uint64_t bytes)
   const detail::TunedClass* tuned = state->tuner()->settled(bytes);
   if (tuned == nullptr) return std::nullopt;
   return tuned->candidates[tuned->winner];
+}
+
+std::optional<AlgorithmSpec> chosen_algorithm(MPI_Comm comm, std::uint64_t bytes,
+                                              std::string* by) {
+  try {
+    int inter = 0, size = 0;
+    if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) {
+      return std::nullopt;
+    }
+    if (inter) {
+      if (by != nullptr) *by = "intercommunicator";
+      return AlgorithmSpec(Algorithm::mpi);
+    }
+    MPI_Comm_size(comm, &size);
+    detail::PrivateComm* state = nullptr;
+    if (detail::existing_private_comm(comm, state) != MPI_SUCCESS) return std::nullopt;
+    int rc = MPI_SUCCESS;
+    const detail::Decision decision =
+        detail::decide_now(comm, std::nullopt, size, bytes, bytes > 0 && size > 1, state, rc);
+    if (rc != MPI_SUCCESS) return std::nullopt;
+    if (by != nullptr) *by = decision.by;
+    return decision.algorithm;
+  } catch (...) {
+    return std::nullopt;
+  }
 }
 
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, Algorithm algorithm) {

@@ -78,6 +78,11 @@ int raise_problem(MPI_Comm comm, Problem problem) {
   return raise_code(comm, codes[static_cast<std::size_t>(problem)]);
 }
 
+int problem_code(Problem problem) {
+  std::call_once(codes_once, make_codes);
+  return codes[static_cast<std::size_t>(problem)];
+}
+
 int raise_message(MPI_Comm comm, int code, const std::string& message) {
   if (code == MPI_SUCCESS || message.empty()) return raise_code(comm, code);
   int error_class = MPI_ERR_OTHER;

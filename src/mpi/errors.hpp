@@ -26,6 +26,9 @@ enum class Problem {
 // MPI_ERRORS_ARE_FATAL prints before it aborts.
 int raise_problem(MPI_Comm comm, Problem problem);
 
+// The code raise_problem raises for `problem`, without raising it.
+int problem_code(Problem problem);
+
 // Raises an error code that came back from an MPI call on `comm` and returns it.
 int raise_code(MPI_Comm comm, int code);
 

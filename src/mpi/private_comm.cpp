@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "broadcast_tag.hpp"
+#include "comm_hint.hpp"
 #include "process_settings.hpp"
 #include "usage_log.hpp"
 
@@ -118,6 +119,7 @@ int private_comm(MPI_Comm user, PrivateComm*& out) {
   MPI_Comm_get_attr(dup, MPI_TAG_UB, &tag_ub, &has_tag_ub);
   const int bits = has_tag_ub && tag_ub != nullptr ? sequence_bits(*tag_ub) : 0;
   auto state = std::make_unique<PrivateComm>(dup, size, rank, std::move(nodes), bits);
+  state->set_hint(comm_hint(user));
   if (int rc = MPI_Comm_set_attr(user, state_keyval().first, state.get()); rc != MPI_SUCCESS) {
     return rc;
   }

@@ -69,6 +69,15 @@ class PrivateComm {
   }
   const OnlineTuner* tuner() const { return tuner_.get(); }
 
+  // The user communicator's info hint (comm_hint.hpp), read when this state is made and
+  // updated by MPI_Comm_set_info; a new one forgets the remembered choices.
+  const std::optional<AlgorithmSpec>& hint() const { return hint_; }
+  void set_hint(const std::optional<AlgorithmSpec>& hint) {
+    hint_ = hint;
+    decisions_made_ = 0;
+    decisions_ = {};
+  }
+
   const Decision* remembered(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call) const;
   void remember(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call,
                 const Decision& decision);
@@ -94,6 +103,7 @@ class PrivateComm {
   std::array<Remembered, kRememberedDecisions> decisions_{};
   std::size_t decisions_made_ = 0;  // the next slot is decisions_made_ % kRememberedDecisions
   std::unique_ptr<OnlineTuner> tuner_;
+  std::optional<AlgorithmSpec> hint_;
 };
 
 // The private communicator of `user` (an intracommunicator), created collectively on

@@ -25,7 +25,10 @@ bool is_world_rank0() {
 }
 
 void rank0_print(std::string_view line) {
-  if (!is_world_rank0()) return;
+  if (is_world_rank0()) log_print(line);
+}
+
+void log_print(std::string_view line) {
   std::string text = std::string(log_name) + ": ";
   text += line;
   text += '\n';

@@ -16,4 +16,7 @@ bool is_world_rank0();
 // On world rank 0: prints "<name>: <line>\n" to stderr in one write and flushes.
 void rank0_print(std::string_view line);
 
+// On any rank: the same line (for messages that rank 0 of another communicator prints).
+void log_print(std::string_view line);
+
 }  // namespace leancast::detail

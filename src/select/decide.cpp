@@ -49,9 +49,11 @@ class Situation {
 }  // namespace
 
 Decision decide(const Settings& settings, std::optional<AlgorithmSpec> per_call, int procs,
-                std::uint64_t bytes, const NodesLookup& nodes) {
+                std::uint64_t bytes, const NodesLookup& nodes,
+                const std::optional<AlgorithmSpec>& per_comm) {
   Situation situation(settings, procs, bytes, nodes);
   if (per_call) return situation.named(*per_call, "the call");
+  if (per_comm) return situation.named(*per_comm, kByCommInfo);
   if (settings.algorithm) return situation.named(*settings.algorithm, "LEANCAST_BCAST_ALGORITHM");
   for (const RuleSet* rules : {&settings.rules, &settings.config}) {
     if (const Rule* rule = situation.match(*rules)) return situation.named(rule->algorithm, rule->where);

@@ -1,7 +1,10 @@
-// Which algorithm one broadcast runs, by precedence: the per-call name, then
+// Which algorithm one broadcast runs, by precedence: the per-call name, then the
+// communicator's leancast_bcast_algorithm info hint (MPI_Comm_set_info), then
 // LEANCAST_BCAST_ALGORITHM, then the first applying rule of LEANCAST_BCAST_RULES, then of
 // the LEANCAST_CONFIG file, then auto. The ad-hoc outranks the standing: a call that names
-// its algorithm means it, a one-off variable overrides a job's rules, and a job's rules
+// its algorithm means it, so does a communicator the program gave a hint (code that
+// names its communicator's algorithm is as deliberate as a call, and narrower than the
+// job's environment), a one-off variable overrides a job's rules, and a job's rules
 // override the site's (or tuner's) file. Wherever auto decides (by default, or named), a
 // rule of the LEANCAST_TUNE_FILE that applies comes first: what online tuning learned on
 // this machine replaces the built-in table, and such a size needs no trials. MPI-free.
@@ -32,7 +35,12 @@ struct Decision {
 // communicate; then at most once.
 using NodesLookup = std::function<std::shared_ptr<const NodeMap>()>;
 
+// `per_comm`: the communicator's info hint (comm_hint.hpp), if any.
 Decision decide(const Settings& settings, std::optional<AlgorithmSpec> per_call, int procs,
-                std::uint64_t bytes, const NodesLookup& nodes = {});
+                std::uint64_t bytes, const NodesLookup& nodes = {},
+                const std::optional<AlgorithmSpec>& per_comm = std::nullopt);
+
+// Decision::by of a choice the communicator's info hint made.
+inline constexpr std::string_view kByCommInfo = "the communicator's leancast_bcast_algorithm info";
 
 }  // namespace leancast::detail

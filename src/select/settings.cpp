@@ -59,16 +59,18 @@ void read_config(const Lookup& lookup, Settings& settings) {
   settings.config = std::move(parsed.rules);
 }
 
-void read_verbose(const Lookup& lookup, Settings& settings) {
-  const char* value = value_of(lookup, "LEANCAST_VERBOSE");
+// A yes/no setting: 1, yes, true, on (or 0, no, false, off).
+void read_switch(const Lookup& lookup, const char* name, Settings& settings, bool& out) {
+  const char* value = value_of(lookup, name);
   if (value == nullptr) return;
   const std::string_view v(value);
   if (v == "1" || v == "yes" || v == "true" || v == "on") {
-    settings.verbose = true;
-  } else if (v != "0" && v != "no" && v != "false" && v != "off") {
-    settings.warnings.push_back(std::string("LEANCAST_VERBOSE=") + value +
-                                " is not 1 or 0 (or yes/no, true/false, on/off)" +
-                                ignored("LEANCAST_VERBOSE"));
+    out = true;
+  } else if (v == "0" || v == "no" || v == "false" || v == "off") {
+    out = false;
+  } else {
+    settings.warnings.push_back(std::string(name) + "=" + value +
+                                " is not 1 or 0 (or yes/no, true/false, on/off)" + ignored(name));
   }
 }
 
@@ -157,7 +159,8 @@ Settings read_settings(const Lookup& lookup) {
   read_algorithm(lookup, settings);
   read_rules(lookup, settings);
   read_config(lookup, settings);
-  read_verbose(lookup, settings);
+  read_switch(lookup, "LEANCAST_VERBOSE", settings, settings.verbose);
+  read_switch(lookup, "LEANCAST_CHECK", settings, settings.check);
   read_integer(lookup, "LEANCAST_RANKS_PER_NODE", settings, settings.ranks_per_node);
   read_executor(lookup, settings);
   read_integer(lookup, "LEANCAST_WINDOW", settings, settings.window);

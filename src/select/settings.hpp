@@ -3,6 +3,8 @@
 //   LEANCAST_BCAST_RULES=<rules>      rules by size and process count (rules.hpp)
 //   LEANCAST_CONFIG=<path>            a file of such rules
 //   LEANCAST_VERBOSE=1                log the choices and a summary at MPI_Finalize
+//   LEANCAST_CHECK=1                  every broadcast first agrees on its root, bytes and
+//                                     algorithm (src/mpi/call_check.hpp)
 //   LEANCAST_RANKS_PER_NODE=N         ranks r and s share a node when r / N == s / N,
 //                                     instead of asking MPI (MPI_Comm_split_type)
 //   LEANCAST_EXECUTOR=dataflow|rounds how schedules run (src/mpi/executor.hpp)
@@ -36,6 +38,7 @@ struct Settings {
   RuleSet rules;                       // LEANCAST_BCAST_RULES
   RuleSet config;                      // the rules of the LEANCAST_CONFIG file
   bool verbose = false;                // LEANCAST_VERBOSE
+  bool check = false;                  // LEANCAST_CHECK
   int ranks_per_node = 0;              // LEANCAST_RANKS_PER_NODE; 0: ask MPI
   Executor executor = Executor::dataflow;  // LEANCAST_EXECUTOR
   int window = 0;                      // LEANCAST_WINDOW; 0: the executor's default

@@ -119,6 +119,37 @@ TEST(Settings, VerboseSpellings) {
   }
 }
 
+TEST(Settings, CommunicatorHintBetweenTheCallAndTheEnvironment) {
+  const Settings settings = read({{"LEANCAST_BCAST_ALGORITHM", "linear"},
+                                  {"LEANCAST_BCAST_RULES", "*:hypercube"}});
+  const std::optional<AlgorithmSpec> hint = AlgorithmSpec{Algorithm::knomial, 3};
+  Decision d = decide(settings, std::nullopt, 4, 100, {}, hint);
+  EXPECT_EQ(d.algorithm, hint);
+  EXPECT_EQ(d.by, kByCommInfo);
+  d = decide(settings, Algorithm::binomial, 4, 100, {}, hint);
+  EXPECT_EQ(d.algorithm, Algorithm::binomial);
+  EXPECT_EQ(d.by, "the call");
+  EXPECT_EQ(decide(settings, std::nullopt, 4, 100, {}, std::nullopt).by,
+            "LEANCAST_BCAST_ALGORITHM");
+  // A hint of auto is auto, before the environment: resolved by its table.
+  d = decide(settings, std::nullopt, 4, 100, {}, AlgorithmSpec(Algorithm::automatic));
+  EXPECT_EQ(d.algorithm, select_automatic(4, 100, 4));
+  EXPECT_EQ(d.by, kByCommInfo);
+}
+
+TEST(Settings, CheckSpellings) {
+  EXPECT_FALSE(read({}).check);
+  for (const char* on : {"1", "yes", "true", "on"}) EXPECT_TRUE(read({{"LEANCAST_CHECK", on}}).check);
+  for (const char* off : {"0", "no", "false", "off", ""}) {
+    EXPECT_FALSE(read({{"LEANCAST_CHECK", off}}).check);
+  }
+  const Settings bad = read({{"LEANCAST_CHECK", "always"}});
+  EXPECT_FALSE(bad.check);
+  ASSERT_EQ(bad.warnings.size(), 1u);
+  EXPECT_EQ(bad.warnings[0], "LEANCAST_CHECK=always is not 1 or 0 (or yes/no, true/false, "
+                             "on/off); LEANCAST_CHECK is ignored");
+}
+
 TEST(Settings, ExecutorAndWindow) {
   const Settings none = read({});
   EXPECT_EQ(none.executor, Executor::dataflow);
