@@ -37,7 +37,10 @@ for flavor in openmpi mpich; do
   bench="$prefix/lib/leancast/$flavor/bin/leancast-bench"
   runpath=$(readelf -d "$bench" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
   [[ $runpath == '$ORIGIN/../../..' ]] || fail "$bench: RUNPATH '$runpath', not \$ORIGIN/../../.."
-  ldd "$bench" | grep -q "libleancast-$flavor.so.0 => $prefix/lib/" || { ldd "$bench"; fail "$bench"; }
+  libs=$(ldd "$bench")  # (captured: grep -q would close the pipe early, which pipefail reports)
+  linked=$(awk -v lib="libleancast-$flavor.so.0" '$1 == lib {print $3}' <<<"$libs")
+  [[ -n $linked && $(readlink -f "$linked") == $(readlink -f "$prefix/lib/libleancast-$flavor.so.0") ]] ||
+    { echo "$libs"; fail "$bench does not load $prefix/lib/libleancast-$flavor.so.0"; }
   for tool in leancast-plan leancast-bench leancast-tune; do
     env -i PATH=/usr/bin:/bin timeout 30 "$prefix/bin/$tool.$flavor" --help >/dev/null ||
       fail "$tool.$flavor --help fails without LD_LIBRARY_PATH"

@@ -77,7 +77,8 @@ for tool in plan bench packing-bench job-bench; do
   exe="$prefix/bin/leancast-$tool.$flavor"
   [[ -x $exe ]] || { [[ $tool == *-bench && $tool != bench ]] && continue; fail "no $exe"; }
   real=$(readlink -f "$exe")  # ldd takes $ORIGIN from the path it is given
-  ! ldd "$real" | grep -q "not found" || { ldd "$real"; fail "$real: libraries not found"; }
+  libs=$(ldd "$real")
+  [[ $libs != *"not found"* ]] || { echo "$libs"; fail "$real: libraries not found"; }
   "${clean_env[@]}" timeout 30 "$exe" --help >/dev/null || fail "$exe --help failed"
 done
 "${clean_env[@]}" timeout 30 "$prefix/bin/leancast-plan.$flavor" -a scatter-ring-tuned -p 8 -b 8M |

@@ -22,13 +22,15 @@ for tool in leancast-plan leancast-bench leancast-tune; do
       { echo "WRONG: $prefix/bin/$name --help fails without LD_LIBRARY_PATH"; exit 1; }
   done
 done
-readelf -d "$prefix/lib/leancast/$flavor/bin/leancast-bench" | grep -q 'RUNPATH.*\[\$ORIGIN/../../..\]' ||
+# (Outputs captured before matching: grep -q closing a pipe early fails it under pipefail.)
+dynamic=$(readelf -d "$prefix/lib/leancast/$flavor/bin/leancast-bench")
+grep -q 'RUNPATH.*\[\$ORIGIN/../../..\]' <<<"$dynamic" ||
   { echo "WRONG: leancast-bench has no relocatable RUNPATH"; exit 1; }
-env -i PATH=/usr/bin:/bin timeout 30 "$prefix/bin/leancast-plan" -a scatter-ring-tuned -p 10 -b 1M |
-  grep -qE "^allgather +75 " || { echo "WRONG: installed leancast-plan: not 75 ring transfers at P = 10"; exit 1; }
+plan=$(env -i PATH=/usr/bin:/bin timeout 30 "$prefix/bin/leancast-plan" -a scatter-ring-tuned -p 10 -b 1M)
+grep -qE "^allgather +75 " <<<"$plan" || { echo "WRONG: installed leancast-plan: not 75 ring transfers at P = 10"; exit 1; }
 
 interposer="$prefix/lib/libleancast_pmpi_$flavor.so"
-if ldd "$interposer" | grep -q leancast; then echo "WRONG: $interposer needs another leancast library"; exit 1; fi
+if [[ $(ldd "$interposer") == *leancast* ]]; then echo "WRONG: $interposer needs another leancast library"; exit 1; fi
 "$mpicc" "$source/tests/pmpi/programs/bcast_semantics.c" -o "$prefix/bcast_semantics"
 launcher_flags=()
 for flag in "$@"; do launcher_flags+=("--launcher-flag=$flag"); done
