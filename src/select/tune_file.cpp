@@ -23,6 +23,8 @@ TuneFile read_tune_file(const std::string& path) {
     file.warning = prefix + "cannot read the file; it is ignored and not rewritten";
     return file;
   }
+  // An empty file (mktemp's, touch's) holds nothing to protect: like a missing one.
+  if (content.find_first_not_of(" \t\r\n") == std::string::npos) return file;
   if (content.compare(0, kTuneFileMark.size(), kTuneFileMark) != 0) {
     file.writable = false;
     file.warning = prefix + "not a leancast tuning file (its first line is not \"" +

@@ -25,7 +25,7 @@ struct TuneFile {
   std::string warning;             // empty, or why the file is ignored
 };
 
-// Reads the file at `path`; a missing file is an empty, writable one.
+// Reads the file at `path`; a missing file, or one of blanks only, is an empty, writable one.
 TuneFile read_tune_file(const std::string& path);
 
 // One learned rule: "procs=P ppn=N library=L bytes=LOW-HIGH : ALGORITHM  # evidence".

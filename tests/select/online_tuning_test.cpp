@@ -240,5 +240,17 @@ TEST(OnlineTuning, CorruptFilesAreIgnoredAndRewritable) {
   EXPECT_TRUE(missing.tune_file.writable);
 }
 
+// An empty file (LEANCAST_TUNE_FILE=$(mktemp)) is a missing one: no warning, written.
+TEST(OnlineTuning, EmptyFilesAreWritable) {
+  for (const char* text : {"", "\n", " \n\t\n"}) {
+    TempFile file;
+    std::ofstream(file.path) << text;
+    const Settings settings = read({{"LEANCAST_TUNE_FILE", file.path}});
+    EXPECT_TRUE(settings.warnings.empty()) << settings.warnings[0];
+    EXPECT_TRUE(settings.tune_file.writable);
+    EXPECT_TRUE(settings.tune_file.rules.rules.empty());
+  }
+}
+
 }  // namespace
 }  // namespace leancast::detail
