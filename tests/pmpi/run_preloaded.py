@@ -15,7 +15,11 @@ says it did:
   expectation follows auto's built-in table instead of a list written here;
 - private communicators are freed with their communicators (at most world's is left), and
   none exist when everything went to the MPI library;
-- exactly --warnings warnings ("... is ignored"), each printed once.
+- exactly --warnings warnings ("... is ignored"), each printed once;
+- with --online-tuning N (for a run with LEANCAST_TUNE=online): broadcasts ran on trial, and
+  at least N size classes settled, each reported once per communicator as "online tuning
+  P=... bytes LOW-HIGH: CANDIDATE TIME us, ... -> WINNER" with mpi the first candidate and the
+  winner one of the candidates.
 
 --expect-abort instead expects the job to abort. Exit 77 from the program means skipped;
 --opt-in NAME skips unless the environment has NAME=1.
@@ -33,6 +37,10 @@ COMMS = re.compile(r"\| private communicators: (\d+) created, (\d+) freed")
 CHOICE = re.compile(r"^leancast-pmpi: P=(\d+) bytes=(\d+): (\S+)", re.M)
 AUTO_CHOICE = re.compile(r"^leancast-pmpi: P=(\d+) bytes=(\d+): (\S+) \(auto, by default\)"
                          r"(?: on \d+ node\(s\), up to (\d+) ranks each)?", re.M)
+TUNING = re.compile(r"^leancast-pmpi: online tuning P=(\d+) ppn=(\d+) bytes (\d+)-(\d+): (.*) -> "
+                    r"(\S+) \((\S+)x mpi\)$", re.M)
+TUNING_CHOICE = re.compile(r"^leancast-pmpi: P=\d+ bytes=\d+: \S+ \(auto, by online tuning(, on trial)?\)",
+                           re.M)
 WARNING = re.compile(r"^leancast-pmpi: .* is ignored$", re.M)
 MADE = re.compile(r"made (at least )?(\d+) (?:valid )?broadcasts(?:, (\d+) on intercommunicators)?; "
                   r"all data correct")
@@ -50,6 +58,8 @@ def parse_arguments():
     parser.add_argument("--only")
     parser.add_argument("--plan", help="leancast-plan, to check auto's choices against")
     parser.add_argument("--warnings", type=int, default=0)
+    parser.add_argument("--online-tuning", type=int, metavar="N",
+                        help="expect online tuning to settle at least N size classes")
     parser.add_argument("--expect-abort", action="store_true")
     parser.add_argument("--timeout", type=int, default=200)
     parser.add_argument("--opt-in", metavar="NAME", help="skip unless the variable NAME is 1")
@@ -131,6 +141,29 @@ def check_logs(args, output):
         fail(f"expected {args.warnings} warnings, found {len(warnings)}")
 
 
+def check_online_tuning(args, output):
+    """Online tuning ran through the interposer: trials, settled classes, well-formed reports."""
+    reports = TUNING.findall(output)
+    if len(reports) < args.online_tuning:
+        fail(f"expected at least {args.online_tuning} online tuning reports, found {len(reports)}")
+    for procs, _, low, high, times, winner, speedup in reports:
+        low, high = int(low), int(high)
+        if high != 2 * low - 1 or low & (low - 1):
+            fail(f"online tuning class {low}-{high} is no power-of-two class")
+        names = [part.split(" ")[0] for part in times.split(", ")]
+        if names[0] != "mpi" or len(names) < 2:
+            fail(f"online tuning at P={procs} bytes {low}-{high} tried {names}: mpi first and others")
+        if winner not in names or f"{winner} " not in times.replace(" (won)", " "):
+            fail(f"online tuning at P={procs} bytes {low}-{high}: the winner {winner} was no candidate")
+        if winner == "mpi" and float(speedup) != 1.0:
+            fail(f"online tuning at P={procs} bytes {low}-{high}: mpi won at {speedup}x itself")
+    # (Each (P, bytes, algorithm) is logged once: a winner's later calls are not.)
+    if ", on trial" not in [m.group(1) for m in TUNING_CHOICE.finditer(output)]:
+        fail("no broadcast ran on trial")
+    print(f"checked: {len(reports)} size classes tuned online "
+          f"({', '.join(r[5] for r in reports)})")
+
+
 def main():
     args = parse_arguments()
     if args.opt_in and os.environ.get(args.opt_in) != "1":
@@ -155,6 +188,8 @@ def main():
         fail("the program did not report correct data")
     check_summary(args, output, made)
     check_logs(args, output)
+    if args.online_tuning is not None:
+        check_online_tuning(args, output)
     if args.plan:
         check_auto_choices(args, output)
     return 0
