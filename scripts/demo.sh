@@ -18,9 +18,9 @@ for procs in 8 10; do
   done
 done
 echo "== every algorithm on 4 local ranks (Open MPI), 1 MiB, data checked on every rank"
-timeout 120 mpirun --oversubscribe -n 4 "$build/examples/bcast_check" 1048576 linear binomial \
-  hypercube scatter-doubling scatter-ring scatter-ring-tuned knomial pipeline-chain \
-  pipeline-binary-tree two-tree circulant node-aware auto mpi
+# Every name in leancast's registry (auto and mpi too), as leancast-plan lists them.
+mapfile -t algorithms < <("$build/leancast-plan" --list-algorithms)
+timeout 120 mpirun --oversubscribe -n 4 "$build/examples/bcast_check" 1048576 "${algorithms[@]}"
 echo
 echo "== node-aware on 4 ranks grouped as 2 nodes of 2 (LEANCAST_RANKS_PER_NODE=2), with the log"
 LEANCAST_RANKS_PER_NODE=2 LEANCAST_VERBOSE=1 timeout 120 mpirun --oversubscribe -n 4 \

@@ -263,6 +263,15 @@ int main(int argc, char** argv) {
   bool compare_all = false;
   app.add_option("-a,--algorithm", algorithm_name,
                  "algorithm, NAME or NAME:PARAMETER: " + leancast::algorithm_names());
+  // For scripts: every accepted name, one a line, in the registry's order (auto and mpi too).
+  app.add_flag_callback("--list-algorithms", [] {
+       for (const leancast::AlgorithmInfo& info : leancast::algorithm_registry()) {
+         fmt::print("{}\n", info.name);
+       }
+       throw CLI::Success();
+     }, "print every algorithm name, one a line, and exit")
+      ->trigger_on_parse();
+  app.footer("Algorithms (NAME[:PARAMETER]):\n" + leancast::algorithm_help());
   app.add_option("-p,--procs", procs, "number of processes")->required()->check(CLI::Range(1, 10000000));
   app.add_option("-r,--root", root, "root rank (default 0)");
   app.add_option("-b,--bytes", bytes_text, "message size in bytes (suffix K, M or G: base 2)")

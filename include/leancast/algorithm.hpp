@@ -25,6 +25,8 @@ enum class Algorithm {
   two_tree,              // two binary trees, each pipelining half of the segments
   circulant,             // Traeff's round-optimal n-block schedule on a circulant graph
   node_aware,            // one algorithm between node leaders, then one within each node
+  // A new algorithm: one value here (the C++ API names it) and one row in
+  // src/schedule/registry.cpp beside its schedule file; everything else is derived.
 };
 
 // One level of a node-aware broadcast: a flat algorithm (neither node_aware nor mpi) or
@@ -66,8 +68,8 @@ std::string to_string(const AlgorithmSpec& spec);
 // Parses "name" or "name:VALUE" (names as parse_algorithm), and
 // "node-aware:BETWEEN/WITHIN" with each level "name[:VALUE]". On failure returns nullopt
 // and, if `error` is given, says why: unknown name, a parameter the algorithm does not
-// take, or a bad value (not a number, 0, a radix below 2, a level that is node-aware or
-// mpi).
+// take, or a bad value (not a number, outside the range of the algorithm's registry row, a
+// level that is node-aware or mpi); the text names the algorithm, the value and the range.
 std::optional<AlgorithmSpec> parse_algorithm_spec(std::string_view text,
                                                   std::string* error = nullptr);
 
@@ -81,14 +83,46 @@ std::optional<Algorithm> parse_algorithm(std::string_view name);
 // Every algorithm with a schedule of its own (all but automatic and mpi), in a stable order.
 std::span<const Algorithm> concrete_algorithms();
 
-// Why `spec`'s parameter is not valid for its algorithm (0 segment bytes, a radix below 2,
-// a parameter for an algorithm that takes none, a node-aware level that is not flat), or
-// "" if it is.
+// Why `spec`'s parameter is not valid for its algorithm (outside its registry row's range:
+// 0 segment bytes, a radix below 2, 2^32 circulant blocks; a parameter for an algorithm that
+// takes none; a node-aware level that is not flat or whose parameter is out of range), or
+// "" if it is. The text names the algorithm, the value and the allowed range.
 std::string parameter_problem(const AlgorithmSpec& spec);
 
 // Comma-separated list of every accepted name (mpi included), for messages; parameters
 // are shown as "knomial[:RADIX]".
 std::string algorithm_names();
+
+// What the text after "NAME:" means.
+enum class ParameterKind { none, segment_bytes, radix, block_count, levels };
+
+// One row of leancast's algorithm registry (src/schedule/registry.cpp), the single list of
+// algorithms: every name, parse, check, help text and list of algorithms is derived from it.
+struct AlgorithmInfo {
+  Algorithm algorithm;
+  std::string_view name;
+  std::string_view alias;  // another accepted name ("" if none): the paper's "native", "opt"
+  ParameterKind parameter = ParameterKind::none;
+  std::uint64_t default_parameter = 0;  // what a name without ":VALUE" takes
+  // The range a written parameter must lie in (segment_bytes, radix, block_count; 0 and 0
+  // otherwise). circulant's default, 0 (one block per 64 KiB), lies outside it.
+  std::uint64_t min_parameter = 0;
+  std::uint64_t max_parameter = 0;
+  std::string_view description;  // one line, for help texts
+  bool concrete = false;         // has a schedule of its own: all but auto and mpi
+};
+
+// Every row of the registry, in its order (auto first, mpi last).
+std::span<const AlgorithmInfo> algorithm_registry();
+
+// The registry row of `algorithm` (std::invalid_argument for a value without one).
+const AlgorithmInfo& algorithm_info(Algorithm algorithm);
+
+// "NAME[:PARAMETER]" as help texts write it: "knomial[:RADIX]".
+std::string algorithm_usage(const AlgorithmInfo& info);
+
+// One line per algorithm for help texts: usage, description, default and range.
+std::string algorithm_help();
 
 // MPICH 3/4's documented choice (MPIR_CVAR_BCAST_SHORT_MSG_SIZE = 12288,
 // MPIR_CVAR_BCAST_LONG_MSG_SIZE = 524288, MPIR_CVAR_BCAST_MIN_PROCS = 8), with the

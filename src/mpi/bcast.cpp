@@ -157,8 +157,10 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
   const MPI_Comm comm = call.comm;
   if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
   const bool checking = process_settings().check;
-  const bool bad_name = requested && !parameter_problem(*requested).empty();
-  if (bad_name && !checking) return raise_problem(comm, Problem::unknown_algorithm);
+  // Outside its registry row's range: the message names the algorithm, value and range.
+  const std::string bad_parameter = requested ? parameter_problem(*requested) : std::string();
+  const bool bad_name = !bad_parameter.empty();
+  if (bad_name && !checking) return raise_message(comm, MPI_ERR_ARG, "leancast: " + bad_parameter);
   // The private communicator, if an earlier broadcast made it; only intracommunicators get
   // one, so with it the communicator needs no more questions (every call pays for them).
   PrivateComm* state = nullptr;
@@ -170,7 +172,7 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
     int inter = 0;
     if (int rc = MPI_Comm_test_inter(comm, &inter); rc != MPI_SUCCESS) return raise_code(comm, rc);
     if (inter) {
-      if (bad_name) return raise_problem(comm, Problem::unknown_algorithm);
+      if (bad_name) return raise_message(comm, MPI_ERR_ARG, "leancast: " + bad_parameter);
       return pass_intercommunicator(call);
     }
     MPI_Comm_size(comm, &size);

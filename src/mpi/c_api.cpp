@@ -14,10 +14,16 @@ extern "C" int LC_Bcast_with(void* buf, int count, MPI_Datatype type, int root, 
   if (algorithm == nullptr || *algorithm == '\0') {
     return bcast({buf, count, type, root, comm}, std::nullopt);
   }
-  const auto parsed = leancast::parse_algorithm_spec(algorithm);
+  std::string why;
+  const auto parsed = leancast::parse_algorithm_spec(algorithm, &why);
   if (!parsed) {
-    return raise_problem(comm, comm == MPI_COMM_NULL ? Problem::null_communicator
-                                                     : Problem::unknown_algorithm);
+    if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
+    // A known name with a bad parameter: the message names the value and its range.
+    const std::string_view text(algorithm);
+    if (leancast::parse_algorithm(text.substr(0, text.find(':')))) {
+      return raise_message(comm, MPI_ERR_ARG, "leancast: " + why);
+    }
+    return raise_problem(comm, Problem::unknown_algorithm);
   }
   return bcast({buf, count, type, root, comm}, parsed);
 }

@@ -1,5 +1,10 @@
-// Names of the algorithms, their parameters, and the table from Algorithm to schedule
-// function. A new algorithm is a new file with its schedule function plus one row here.
+// The registry: the single list of leancast's algorithms. A new algorithm is a new file
+// with its schedule function (src/schedule/NAME.cpp, built by the glob in CMakeLists.txt),
+// one value of the public Algorithm enum, and one row in kRows below. Everything else is
+// derived from the rows: names and aliases, parsing, the parameter's default and range
+// check, concrete_algorithms(), algorithm_names(), the tools' help texts and
+// `leancast-plan --list-algorithms` (which scripts/demo.sh uses), and the tests, which
+// iterate the registry.
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -11,139 +16,165 @@
 #include "algorithms.hpp"
 #include "byte_size.hpp"
 
-namespace leancast {
-
-namespace {
-
-// What the text after "name:" means.
-enum class Parameter { none, segment_bytes, radix, block_count, levels };
+namespace leancast::detail {
 
 // 64 KiB segments: at MPI's usual 1-5 us per message and ~10 GB/s, a 64 KiB segment costs
 // a few times the latency, so pipelining pays for its extra messages from a few hundred KiB
 // on (Open MPI's tuned chain and pipeline pick segments of this order).
 constexpr std::uint64_t kDefaultSegmentBytes = 64 << 10;
+// A segment is one message; the executor splits messages above 1 GiB anyway, so a larger
+// segment means nothing more (and 2^30 keeps every segment count far from overflow).
+constexpr std::uint64_t kMaxSegmentBytes = std::uint64_t{1} << 30;
 // Radix 4: half the binomial tree's depth for three concurrent sends per node and level,
 // the short-message trade-off when a node's injection rate is not the bottleneck.
 constexpr std::uint64_t kDefaultRadix = 4;
 // Keeps the k-nomial arithmetic (k^levels) far from overflow; a radix >= P is linear anyway.
-constexpr std::uint64_t kMaxRadix = 1 << 20;
+constexpr std::uint64_t kMaxRadix = std::uint64_t{1} << 20;
+// circulant's block count: the pipelines' segment cap (kMaxSegments), so that a rank's
+// expanded program stays bounded (2^32 blocks took 0.18 s to plan 4 KB before this check).
+constexpr std::uint64_t kMaxBlocks = std::uint64_t{1} << 20;
 
-struct Entry {
-  Algorithm algorithm;
-  std::string_view name;
-  std::string_view alias;  // the paper's name, if any
-  detail::ScheduleFunction schedule;
-  Parameter parameter = Parameter::none;
-  std::uint64_t default_parameter = 0;
+struct Row {
+  AlgorithmInfo info;
+  ScheduleFunction schedule = nullptr;  // null: auto, mpi, node-aware (make_schedule)
 };
 
-template <RankSchedule (*Schedule)(const BcastShape&, int)>
-RankSchedule without_parameter(const BcastShape& shape, int rank, std::uint64_t) {
-  return Schedule(shape, rank);
-}
+// A row's schedule: the function `name` defined in the algorithm's own file, declared by
+// the row itself (a block-scope declaration names leancast::detail::name, the namespace
+// this table is in), so that a new algorithm needs no header line.
+#define LEANCAST_SCHEDULE(name)                                          \
+  [](const BcastShape& shape, int rank, std::uint64_t parameter) {       \
+    RankSchedule name(const BcastShape&, int, std::uint64_t);            \
+    return name(shape, rank, parameter);                                 \
+  }
+// The same for a schedule function without a parameter.
+#define LEANCAST_SCHEDULE_WITHOUT_PARAMETER(name)                        \
+  [](const BcastShape& shape, int rank, std::uint64_t) {                 \
+    RankSchedule name(const BcastShape&, int);                           \
+    return name(shape, rank);                                            \
+  }
 
-// automatic and mpi have no schedule: auto resolves to a concrete algorithm first, and mpi
-// is the MPI library's own broadcast, which make_schedule refuses.
-constexpr std::array<Entry, 14> kRegistry{{
-    {Algorithm::automatic, "auto", "", nullptr},
-    {Algorithm::linear, "linear", "", without_parameter<detail::linear_schedule>},
-    {Algorithm::binomial, "binomial", "", without_parameter<detail::binomial_schedule>},
-    {Algorithm::hypercube, "hypercube", "", without_parameter<detail::hypercube_schedule>},
-    {Algorithm::scatter_doubling, "scatter-doubling", "",
-     without_parameter<detail::scatter_doubling_schedule>},
-    {Algorithm::scatter_ring, "scatter-ring", "native",
-     without_parameter<detail::scatter_ring_schedule>},
-    {Algorithm::scatter_ring_tuned, "scatter-ring-tuned", "opt",
-     without_parameter<detail::scatter_ring_tuned_schedule>},
-    {Algorithm::pipeline_chain, "pipeline-chain", "", detail::pipeline_chain_schedule,
-     Parameter::segment_bytes, kDefaultSegmentBytes},
-    {Algorithm::pipeline_binary_tree, "pipeline-binary-tree", "",
-     detail::pipeline_binary_tree_schedule, Parameter::segment_bytes, kDefaultSegmentBytes},
-    {Algorithm::two_tree, "two-tree", "", detail::two_tree_schedule, Parameter::segment_bytes,
-     kDefaultSegmentBytes},
-    {Algorithm::knomial, "knomial", "", detail::knomial_schedule, Parameter::radix,
-     kDefaultRadix},
-    // 0 blocks: as many as 64 KiB segments (circulant.cpp).
-    {Algorithm::circulant, "circulant", "", detail::circulant_schedule, Parameter::block_count, 0},
+using enum ParameterKind;
+
+// {algorithm, name, alias, parameter kind, default, min, max, description, concrete},
+// schedule. Rows in the order of concrete_algorithms() and of the help texts.
+constexpr Row kRows[] = {
+    {{Algorithm::automatic, "auto", "", none, 0, 0, 0,
+      "leancast's tuning table, else the MPI library's MPI_Bcast (docs/auto.md)"}},
+    {{Algorithm::linear, "linear", "", none, 0, 0, 0,
+      "the root sends the buffer to every rank, all sends at once", true},
+     LEANCAST_SCHEDULE_WITHOUT_PARAMETER(linear_schedule)},
+    {{Algorithm::binomial, "binomial", "", none, 0, 0, 0,
+      "MPICH's binomial tree, far subtrees first", true},
+     LEANCAST_SCHEDULE_WITHOUT_PARAMETER(binomial_schedule)},
+    {{Algorithm::hypercube, "hypercube", "", none, 0, 0, 0,
+      "round i: relative ranks below 2^i send to rank + 2^i", true},
+     LEANCAST_SCHEDULE_WITHOUT_PARAMETER(hypercube_schedule)},
+    {{Algorithm::scatter_doubling, "scatter-doubling", "", none, 0, 0, 0,
+      "binomial scatter + recursive-doubling allgather", true},
+     LEANCAST_SCHEDULE_WITHOUT_PARAMETER(scatter_doubling_schedule)},
+    {{Algorithm::scatter_ring, "scatter-ring", "native", none, 0, 0, 0,
+      "binomial scatter + enclosed ring allgather (MPICH, the paper's native)", true},
+     LEANCAST_SCHEDULE_WITHOUT_PARAMETER(scatter_ring_schedule)},
+    {{Algorithm::scatter_ring_tuned, "scatter-ring-tuned", "opt", none, 0, 0, 0,
+      "binomial scatter + non-enclosed ring: no chunk a rank holds (the paper's opt)", true},
+     LEANCAST_SCHEDULE_WITHOUT_PARAMETER(scatter_ring_tuned_schedule)},
+    {{Algorithm::pipeline_chain, "pipeline-chain", "", segment_bytes, kDefaultSegmentBytes, 1,
+      kMaxSegmentBytes, "root -> root+1 -> ..., the message in pipelined segments", true},
+     LEANCAST_SCHEDULE(pipeline_chain_schedule)},
+    {{Algorithm::pipeline_binary_tree, "pipeline-binary-tree", "", segment_bytes,
+      kDefaultSegmentBytes, 1, kMaxSegmentBytes,
+      "binary tree in preorder layout, the segments pipelined", true},
+     LEANCAST_SCHEDULE(pipeline_binary_tree_schedule)},
+    {{Algorithm::two_tree, "two-tree", "", segment_bytes, kDefaultSegmentBytes, 1,
+      kMaxSegmentBytes, "half of the segments pipelined down each of two binary trees", true},
+     LEANCAST_SCHEDULE(two_tree_schedule)},
+    {{Algorithm::knomial, "knomial", "", radix, kDefaultRadix, 2, kMaxRadix,
+      "the binomial tree in base RADIX", true},
+     LEANCAST_SCHEDULE(knomial_schedule)},
+    // 0 blocks, the default: as many as 64 KiB segments (circulant.cpp).
+    {{Algorithm::circulant, "circulant", "", block_count, 0, 1, kMaxBlocks,
+      "Traeff's round-optimal schedule of BLOCKS blocks on a circulant graph", true},
+     LEANCAST_SCHEDULE(circulant_schedule)},
     // Composes two schedules by its levels, not a parameter: make_schedule calls it.
-    {Algorithm::node_aware, "node-aware", "", nullptr, Parameter::levels, 0},
-    {Algorithm::mpi, "mpi", "", nullptr},
-}};
-
-constexpr std::array<Algorithm, 12> kConcrete{
-    Algorithm::linear,         Algorithm::binomial,
-    Algorithm::hypercube,      Algorithm::scatter_doubling,
-    Algorithm::scatter_ring,   Algorithm::scatter_ring_tuned,
-    Algorithm::pipeline_chain, Algorithm::pipeline_binary_tree,
-    Algorithm::two_tree,       Algorithm::knomial,
-    Algorithm::circulant,      Algorithm::node_aware,
+    {{Algorithm::node_aware, "node-aware", "", levels, 0, 0, 0,
+      "BETWEEN among one leader per node, then WITHIN each node (default auto/auto)", true}},
+    {{Algorithm::mpi, "mpi", "", none, 0, 0, 0,
+      "the MPI library's own MPI_Bcast (PMPI_Bcast); no schedule"}},
 };
 
-const Entry& entry(Algorithm algorithm) {
-  for (const Entry& e : kRegistry) {
-    if (e.algorithm == algorithm) return e;
+#undef LEANCAST_SCHEDULE
+#undef LEANCAST_SCHEDULE_WITHOUT_PARAMETER
+
+constexpr std::size_t kRowCount = std::size(kRows);
+
+constexpr auto kInfos = [] {
+  std::array<AlgorithmInfo, kRowCount> infos{};
+  for (std::size_t i = 0; i < kRowCount; ++i) infos[i] = kRows[i].info;
+  return infos;
+}();
+
+constexpr std::size_t kConcreteCount =
+    std::count_if(std::begin(kRows), std::end(kRows), [](const Row& r) { return r.info.concrete; });
+
+constexpr auto kConcrete = [] {
+  std::array<Algorithm, kConcreteCount> concrete{};
+  std::size_t n = 0;
+  for (const Row& r : kRows) {
+    if (r.info.concrete) concrete[n++] = r.info.algorithm;
   }
-  throw std::invalid_argument("unknown leancast::Algorithm value");
+  return concrete;
+}();
+
+// Checked once, at compile time: a concrete row has a schedule (or is node-aware), every
+// default lies in its range (circulant's size-dependent 0 aside), names are distinct.
+constexpr bool rows_consistent() {
+  for (std::size_t i = 0; i < kRowCount; ++i) {
+    const AlgorithmInfo& a = kRows[i].info;
+    if (a.concrete != (kRows[i].schedule != nullptr || a.parameter == levels)) return false;
+    const bool ranged = a.parameter == segment_bytes || a.parameter == radix ||
+                        a.parameter == block_count;
+    if (ranged && (a.min_parameter < 1 || a.min_parameter > a.max_parameter)) return false;
+    if (ranged && a.default_parameter != 0 &&
+        (a.default_parameter < a.min_parameter || a.default_parameter > a.max_parameter)) {
+      return false;
+    }
+    if (ranged && a.default_parameter == 0 && a.parameter != block_count) return false;
+    for (std::size_t j = 0; j < i; ++j) {
+      const AlgorithmInfo& b = kRows[j].info;
+      if (a.algorithm == b.algorithm || a.name == b.name ||
+          (!a.alias.empty() && (a.alias == b.name || a.alias == b.alias)) ||
+          (!b.alias.empty() && b.alias == a.name)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+static_assert(rows_consistent(), "kRows: a row contradicts itself or another row");
+
+const Row& row(Algorithm algorithm) {
+  for (const Row& r : kRows) {
+    if (r.info.algorithm == algorithm) return r;
+  }
+  throw std::invalid_argument("unknown leancast::Algorithm value " +
+                              std::to_string(static_cast<int>(algorithm)));
 }
 
-std::string check_spec(const AlgorithmSpec& spec);
+namespace {
 
-// Why `value` is no parameter for `e`, or "" if it is one.
-std::string check_parameter(const Entry& e, std::uint64_t value) {
-  if ((e.parameter == Parameter::none || e.parameter == Parameter::levels) && value != 0) {
-    return std::string(e.name) + " takes no parameter";
+// "the segment size", "the radix", "the block count".
+std::string_view what_of(ParameterKind kind) {
+  switch (kind) {
+    case segment_bytes: return "segment size";
+    case radix: return "radix";
+    case block_count: return "block count";
+    default: return "parameter";
   }
-  if (e.parameter == Parameter::segment_bytes && value == 0) {
-    return std::string(e.name) + ": the segment size must be at least 1 byte";
-  }
-  if (e.parameter == Parameter::radix && (value < 2 || value > kMaxRadix)) {
-    return std::string(e.name) + ": the radix must be an integer from 2 to " +
-           std::to_string(kMaxRadix);
-  }
-  return "";
 }
 
-// Why `level` cannot be a level of a node-aware broadcast, or "".
-std::string check_level(const LevelSpec& level) {
-  if (level.algorithm == Algorithm::node_aware || level.algorithm == Algorithm::mpi) {
-    return "node-aware: a level must be a leancast algorithm or auto, not " +
-           std::string(entry(level.algorithm).name);
-  }
-  if (level.algorithm == Algorithm::automatic) {
-    return level.parameter == 0 ? "" : "auto takes no parameter";
-  }
-  return check_parameter(entry(level.algorithm), level.parameter);
-}
-
-// Everything wrong with a spec: its parameter, and for node-aware its levels.
-std::string check_spec(const AlgorithmSpec& spec) {
-  const Entry& e = entry(spec.algorithm);
-  if (std::string problem = check_parameter(e, spec.parameter); !problem.empty()) return problem;
-  if (e.parameter != Parameter::levels) return "";
-  if (std::string problem = check_level(spec.between_nodes); !problem.empty()) return problem;
-  return check_level(spec.within_nodes);
-}
-
-std::optional<std::uint64_t> parse_parameter(const Entry& e, std::string_view text,
-                                             std::string& error) {
-  if (e.parameter == Parameter::segment_bytes) {
-    if (auto bytes = detail::parse_byte_size(text)) return bytes;
-    error = std::string(e.name) + ": segment size '" + std::string(text) +
-            "' is not a size (e.g. 65536, 64K, 1M)";
-    return std::nullopt;
-  }
-  std::uint64_t value = 0;
-  const auto [end, failed] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (failed != std::errc() || end != text.data() + text.size() || text.empty()) {
-    error = std::string(e.name) + (e.parameter == Parameter::radix ? ": radix '" : ": block count '") +
-            std::string(text) + "' is not an integer";
-    return std::nullopt;
-  }
-  return value;
-}
-
-std::string parameter_text(Parameter kind, std::uint64_t value) {
-  if (kind == Parameter::segment_bytes) {
+std::string parameter_text(ParameterKind kind, std::uint64_t value) {
+  if (kind == segment_bytes) {
     for (auto [shift, suffix] : {std::pair{30, "G"}, std::pair{20, "M"}, std::pair{10, "K"}}) {
       if (value >= (std::uint64_t{1} << shift) && value % (std::uint64_t{1} << shift) == 0) {
         return std::to_string(value >> shift) + suffix;
@@ -153,48 +184,66 @@ std::string parameter_text(Parameter kind, std::uint64_t value) {
   return std::to_string(value);
 }
 
-}  // namespace
-
-AlgorithmSpec::AlgorithmSpec(Algorithm a) : algorithm(a), parameter(default_parameter(a)) {}
-
-std::uint64_t default_parameter(Algorithm algorithm) {
-  return entry(algorithm).default_parameter;
-}
-
-std::string parameter_problem(const AlgorithmSpec& spec) { return check_spec(spec); }
-
-std::string_view to_string(Algorithm algorithm) { return entry(algorithm).name; }
-
-std::string to_string(const AlgorithmSpec& spec) {
-  const Entry& e = entry(spec.algorithm);
-  if (e.parameter == Parameter::levels) {
-    return std::string(e.name) + ":" + to_string(AlgorithmSpec(spec.between_nodes)) + "/" +
-           to_string(AlgorithmSpec(spec.within_nodes));
+// "an integer from 2 to 1048576", "from 1 byte to 1G".
+std::string range_text(const AlgorithmInfo& a) {
+  if (a.parameter == segment_bytes) {
+    return "from " + std::to_string(a.min_parameter) + (a.min_parameter == 1 ? " byte" : " bytes") +
+           " to " + parameter_text(segment_bytes, a.max_parameter);
   }
-  // circulant's default (0 blocks) depends on the size: the plain name says so.
-  if (e.parameter == Parameter::none || (e.parameter == Parameter::block_count && spec.parameter == 0)) {
-    return std::string(e.name);
+  return "an integer from " + std::to_string(a.min_parameter) + " to " +
+         std::to_string(a.max_parameter);
+}
+
+// Why `value` is no parameter for `a`, or "" if it is one. `written`: the user wrote it
+// (circulant's default, 0, is only valid unwritten).
+std::string check_parameter(const AlgorithmInfo& a, std::uint64_t value, bool written) {
+  if (a.parameter == none || a.parameter == levels) {
+    return value == 0 ? "" : std::string(a.name) + " takes no parameter";
   }
-  return std::string(e.name) + ":" + parameter_text(e.parameter, spec.parameter);
+  if (!written && value == a.default_parameter) return "";
+  if (value >= a.min_parameter && value <= a.max_parameter) return "";
+  return std::string(a.name) + ": the " + std::string(what_of(a.parameter)) + " must be " +
+         range_text(a) + " (got " + std::to_string(value) + ")";
 }
 
-AlgorithmSpec AlgorithmSpec::node_aware(const AlgorithmSpec& between, const AlgorithmSpec& within) {
-  AlgorithmSpec spec(Algorithm::node_aware);
-  spec.between_nodes = between.level();
-  spec.within_nodes = within.level();
-  return spec;
-}
-
-std::optional<Algorithm> parse_algorithm(std::string_view name) {
-  std::string dashed(name);
-  std::replace(dashed.begin(), dashed.end(), '_', '-');
-  for (const Entry& e : kRegistry) {
-    if (dashed == e.name || (!e.alias.empty() && dashed == e.alias)) return e.algorithm;
+// Why `level` cannot be a level of a node-aware broadcast, or "".
+std::string check_level(const LevelSpec& level) {
+  const AlgorithmInfo& a = row(level.algorithm).info;
+  if (level.algorithm == Algorithm::node_aware || level.algorithm == Algorithm::mpi) {
+    return "node-aware: a level must be a leancast algorithm or auto, not " + std::string(a.name);
   }
-  return std::nullopt;
+  return check_parameter(a, level.parameter, false);
 }
 
-namespace {
+// Everything wrong with a spec: its parameter, and for node-aware its levels.
+std::string check_spec(const AlgorithmSpec& spec) {
+  const AlgorithmInfo& a = row(spec.algorithm).info;
+  if (std::string problem = check_parameter(a, spec.parameter, false); !problem.empty()) {
+    return problem;
+  }
+  if (a.parameter != levels) return "";
+  if (std::string problem = check_level(spec.between_nodes); !problem.empty()) return problem;
+  return check_level(spec.within_nodes);
+}
+
+std::optional<std::uint64_t> parse_parameter(const AlgorithmInfo& a, std::string_view text,
+                                             std::string& error) {
+  if (a.parameter == segment_bytes) {
+    if (auto bytes = detail::parse_byte_size(text)) return bytes;
+    error = std::string(a.name) + ": segment size '" + std::string(text) +
+            "' is not a size (e.g. 65536, 64K, 1M)";
+    return std::nullopt;
+  }
+  std::uint64_t value = 0;
+  const auto [end, failed] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (failed != std::errc() || end != text.data() + text.size() || text.empty()) {
+    error = std::string(a.name) + ": " + std::string(what_of(a.parameter)) + " '" +
+            std::string(text) + "' is not " +
+            (failed == std::errc::result_out_of_range ? range_text(a) : "an integer");
+    return std::nullopt;
+  }
+  return value;
+}
 
 // "BETWEEN/WITHIN" of "node-aware:BETWEEN/WITHIN".
 std::optional<AlgorithmSpec> parse_levels(std::string_view text, std::string& why) {
@@ -222,6 +271,54 @@ std::optional<AlgorithmSpec> parse_levels(std::string_view text, std::string& wh
 
 }  // namespace
 
+}  // namespace leancast::detail
+
+namespace leancast {
+
+using detail::row;
+
+AlgorithmSpec::AlgorithmSpec(Algorithm a) : algorithm(a), parameter(default_parameter(a)) {}
+
+std::uint64_t default_parameter(Algorithm algorithm) {
+  return row(algorithm).info.default_parameter;
+}
+
+std::string parameter_problem(const AlgorithmSpec& spec) { return detail::check_spec(spec); }
+
+std::string_view to_string(Algorithm algorithm) { return row(algorithm).info.name; }
+
+std::string to_string(const AlgorithmSpec& spec) {
+  const AlgorithmInfo& a = row(spec.algorithm).info;
+  if (a.parameter == ParameterKind::levels) {
+    return std::string(a.name) + ":" + to_string(AlgorithmSpec(spec.between_nodes)) + "/" +
+           to_string(AlgorithmSpec(spec.within_nodes));
+  }
+  // circulant's default (0 blocks) depends on the size: the plain name says so.
+  if (a.parameter == ParameterKind::none ||
+      (a.parameter == ParameterKind::block_count && spec.parameter == 0)) {
+    return std::string(a.name);
+  }
+  return std::string(a.name) + ":" + detail::parameter_text(a.parameter, spec.parameter);
+}
+
+AlgorithmSpec AlgorithmSpec::node_aware(const AlgorithmSpec& between, const AlgorithmSpec& within) {
+  AlgorithmSpec spec(Algorithm::node_aware);
+  spec.between_nodes = between.level();
+  spec.within_nodes = within.level();
+  return spec;
+}
+
+std::optional<Algorithm> parse_algorithm(std::string_view name) {
+  std::string dashed(name);
+  std::replace(dashed.begin(), dashed.end(), '_', '-');
+  for (const detail::Row& r : detail::kRows) {
+    if (dashed == r.info.name || (!r.info.alias.empty() && dashed == r.info.alias)) {
+      return r.info.algorithm;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<AlgorithmSpec> parse_algorithm_spec(std::string_view text, std::string* error) {
   std::string ignored;
   std::string& why = error != nullptr ? *error : ignored;
@@ -233,39 +330,70 @@ std::optional<AlgorithmSpec> parse_algorithm_spec(std::string_view text, std::st
     return std::nullopt;
   }
   if (colon == std::string_view::npos) return AlgorithmSpec(*algorithm);
-  const Entry& e = entry(*algorithm);
-  if (e.parameter == Parameter::levels) return parse_levels(text.substr(colon + 1), why);
-  if (e.parameter == Parameter::none) {
-    why = std::string(e.name) + " takes no parameter (got '" + std::string(text) + "')";
+  const AlgorithmInfo& a = row(*algorithm).info;
+  if (a.parameter == ParameterKind::levels) return detail::parse_levels(text.substr(colon + 1), why);
+  if (a.parameter == ParameterKind::none) {
+    why = std::string(a.name) + " takes no parameter (got '" + std::string(text) + "')";
     return std::nullopt;
   }
-  const auto value = parse_parameter(e, text.substr(colon + 1), why);
+  const auto value = detail::parse_parameter(a, text.substr(colon + 1), why);
   if (!value) return std::nullopt;
-  // 0 blocks is circulant's default (one block per 64 KiB), written without a parameter.
-  if (e.parameter == Parameter::block_count && *value == 0) {
-    why = std::string(e.name) + ": the block count must be at least 1";
-    return std::nullopt;
-  }
-  if (std::string problem = check_parameter(e, *value); !problem.empty()) {
+  if (std::string problem = detail::check_parameter(a, *value, true); !problem.empty()) {
     why = problem;
     return std::nullopt;
   }
   return AlgorithmSpec(*algorithm, *value);
 }
 
-std::span<const Algorithm> concrete_algorithms() { return kConcrete; }
+std::span<const Algorithm> concrete_algorithms() { return detail::kConcrete; }
+
+std::span<const AlgorithmInfo> algorithm_registry() { return detail::kInfos; }
+
+const AlgorithmInfo& algorithm_info(Algorithm algorithm) {
+  // The element of algorithm_registry(), so that both give one address per row.
+  return detail::kInfos[static_cast<std::size_t>(&row(algorithm) - detail::kRows)];
+}
+
+std::string algorithm_usage(const AlgorithmInfo& info) {
+  switch (info.parameter) {
+    case ParameterKind::segment_bytes: return std::string(info.name) + "[:SEGMENT_BYTES]";
+    case ParameterKind::radix: return std::string(info.name) + "[:RADIX]";
+    case ParameterKind::block_count: return std::string(info.name) + "[:BLOCKS]";
+    case ParameterKind::levels: return std::string(info.name) + "[:BETWEEN/WITHIN]";
+    case ParameterKind::none: break;
+  }
+  return std::string(info.name);
+}
 
 std::string algorithm_names() {
   std::string names;
-  for (const Entry& e : kRegistry) {
-    names += (names.empty() ? "" : ", ") + std::string(e.name);
-    if (e.parameter == Parameter::segment_bytes) names += "[:SEGMENT_BYTES]";
-    if (e.parameter == Parameter::radix) names += "[:RADIX]";
-    if (e.parameter == Parameter::block_count) names += "[:BLOCKS]";
-    if (e.parameter == Parameter::levels) names += "[:BETWEEN/WITHIN]";
-    if (!e.alias.empty()) names += ", " + std::string(e.alias);
+  for (const AlgorithmInfo& a : detail::kInfos) {
+    names += (names.empty() ? "" : ", ") + algorithm_usage(a);
+    if (!a.alias.empty()) names += ", " + std::string(a.alias);
   }
   return names;
+}
+
+std::string algorithm_help() {
+  std::size_t width = 0;
+  for (const AlgorithmInfo& a : detail::kInfos) width = std::max(width, algorithm_usage(a).size());
+  std::string help;
+  for (const AlgorithmInfo& a : detail::kInfos) {
+    std::string usage = algorithm_usage(a);
+    usage.resize(width + 2, ' ');
+    help += "  " + usage + std::string(a.description);
+    if (!a.alias.empty()) help += "; also '" + std::string(a.alias) + "'";
+    if (a.parameter == ParameterKind::segment_bytes || a.parameter == ParameterKind::radix ||
+        a.parameter == ParameterKind::block_count) {
+      help += " (" + detail::parameter_text(a.parameter, a.min_parameter) + ".." +
+              detail::parameter_text(a.parameter, a.max_parameter) + ", default " +
+              (a.default_parameter == 0 ? std::string("one per 64K")
+                                        : detail::parameter_text(a.parameter, a.default_parameter)) +
+              ")";
+    }
+    help += "\n";
+  }
+  return help;
 }
 
 RankSchedule make_schedule(const AlgorithmSpec& spec, const BcastShape& shape, int rank) {
@@ -279,7 +407,7 @@ RankSchedule make_schedule(const AlgorithmSpec& spec, const BcastShape& shape, i
   if (shape.nodes && shape.nodes->size() != static_cast<std::size_t>(shape.procs)) {
     throw std::invalid_argument("make_schedule: the node map must name a node for every rank");
   }
-  if (std::string problem = check_spec(spec); !problem.empty()) {
+  if (std::string problem = detail::check_spec(spec); !problem.empty()) {
     throw std::invalid_argument("make_schedule: " + problem);
   }
   const AlgorithmSpec runs = resolve_automatic(spec, shape);
@@ -293,7 +421,7 @@ RankSchedule make_schedule(const AlgorithmSpec& spec, const BcastShape& shape, i
                                 "this shape; it has no schedule");
   }
   if (runs.algorithm == Algorithm::node_aware) return detail::node_aware_schedule(runs, shape, rank);
-  return entry(runs.algorithm).schedule(shape, rank, runs.parameter);
+  return row(runs.algorithm).schedule(shape, rank, runs.parameter);
 }
 
 }  // namespace leancast

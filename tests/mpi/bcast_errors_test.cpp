@@ -76,9 +76,18 @@ TEST_F(BcastErrors, EachBadArgumentHasItsClass) {
                "parameter of binomial");
   expect_class(bcast(data, 8, MPI_INT, 0, comm_, AlgorithmSpec{Algorithm::knomial, 1}),
                MPI_ERR_ARG, "C++ radix 1");
+  // Every parameter is range-checked alike (the registry row's range).
+  expect_class(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, "circulant:4294967296"), MPI_ERR_ARG,
+               "2^32 circulant blocks");
+  expect_class(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, "two-tree:2G"), MPI_ERR_ARG,
+               "segment above 1G");
+  expect_class(bcast(data, 8, MPI_INT, 0, comm_, AlgorithmSpec{Algorithm::circulant, 1 << 21}),
+               MPI_ERR_ARG, "C++ 2^21 circulant blocks");
   // Valid corner cases.
   EXPECT_EQ(LC_Bcast(nullptr, 0, MPI_INT, 0, comm_), MPI_SUCCESS);
   EXPECT_EQ(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, nullptr), MPI_SUCCESS);
+  EXPECT_EQ(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, "circulant:1048576"), MPI_SUCCESS);
+  EXPECT_EQ(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, "two-tree:1G"), MPI_SUCCESS);
   EXPECT_EQ(handler_calls, 0);
 }
 
@@ -100,6 +109,17 @@ TEST_F(BcastErrors, ErrorStringsNameTheProblem) {
   EXPECT_TRUE(arg_text.rfind("leancast: unknown algorithm name or bad parameter (auto, ", 0) == 0 ||
               arg_rc == MPI_ERR_ARG)
       << "code " << arg_rc << ": " << arg_text;
+  // A known name with a value outside its range: the text names the value and the range.
+  const int range_rc = LC_Bcast_with(data, 1, MPI_INT, 0, comm_, "circulant:4294967296");
+  ASSERT_EQ(MPI_Error_string(range_rc, text, &length), MPI_SUCCESS);
+  const std::string range_text(text, length);
+  EXPECT_TRUE(range_text == "leancast: circulant: the block count must be an integer from 1 to "
+                            "1048576 (got 4294967296)" ||
+              range_rc == MPI_ERR_ARG)
+      << "code " << range_rc << ": " << range_text;
+  int range_class = MPI_SUCCESS;
+  MPI_Error_class(range_rc, &range_class);
+  EXPECT_EQ(range_class, MPI_ERR_ARG);
   handler_calls = 0;
 }
 

@@ -96,7 +96,9 @@ class PlanCli(unittest.TestCase):
     def test_compare_ranks_every_algorithm(self):
         report = plan_json("--compare", "--procs", "64", "--bytes", "4M")
         names = [a["algorithm"] for a in report["algorithms"]]
-        self.assertEqual(len(names), 12)
+        # Every concrete algorithm of the registry: all listed names but auto and mpi.
+        listed = run("--list-algorithms").stdout.split()
+        self.assertEqual(len(names), len(listed) - 2)
         self.assertIn("pipeline-chain:64K", names)
         self.assertIn("circulant", names)
         times = [a["model_seconds"] for a in report["algorithms"]]
@@ -140,6 +142,10 @@ class PlanCli(unittest.TestCase):
             (("--algorithm", "pipeline-chain:0", "--procs", "4", "--bytes", "1"), "segment"),
             (("--algorithm", "binomial:3", "--procs", "4", "--bytes", "1"), "no parameter"),
             (("--algorithm", "circulant:0", "--procs", "4", "--bytes", "1"), "block count"),
+            (("--algorithm", "circulant:4294967296", "--procs", "4", "--bytes", "4K"),
+             "circulant: the block count must be an integer from 1 to 1048576 (got 4294967296)"),
+            (("--algorithm", "pipeline-chain:2G", "--procs", "4", "--bytes", "1"),
+             "from 1 byte to 1G (got 2147483648)"),
             (("--algorithm", "node-aware:mpi/linear", "--procs", "4", "--bytes", "1"), "level"),
             (("--compare", "--algorithm", "opt", "--procs", "4", "--bytes", "1"), "one of them"),
             (("--compare", "--procs", "4", "--bytes", "1", "--alpha-inter", "1"), "--ranks-per-node"),
@@ -148,6 +154,25 @@ class PlanCli(unittest.TestCase):
             result = run(*args)
             self.assertNotEqual(result.returncode, 0, args)
             self.assertIn(message, result.stderr + result.stdout, args)
+
+
+    def test_list_algorithms_is_the_registry(self):
+        # One name a line, every name the tools accept (auto and mpi too): what scripts use.
+        result = run("--list-algorithms")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        names = result.stdout.split()
+        for name in ("auto", "linear", "scatter-ring-tuned", "knomial", "node-aware", "mpi"):
+            self.assertIn(name, names)
+        self.assertEqual(len(names), len(set(names)))
+        help_text = run("--help").stdout
+        for name in names:
+            self.assertIn(name, help_text)
+            if name not in ("mpi", "node-aware", "auto"):
+                # Every concrete algorithm plans, by the name the list gives.
+                plan = plan_json("-a", name, "-p", "5", "-b", "1000")
+                self.assertGreater(plan["transfers"], 0, name)
+        self.assertIn("knomial[:RADIX]", help_text)
+        self.assertIn("2..1048576, default 4", help_text)
 
 
 if __name__ == "__main__":

@@ -101,7 +101,7 @@ TEST(Circulant, BlockCountParameter) {
   EXPECT_EQ(parse_algorithm_spec("circulant:48"), (AlgorithmSpec{Algorithm::circulant, 48}));
   std::string error;
   EXPECT_FALSE(parse_algorithm_spec("circulant:0", &error));
-  EXPECT_EQ(error, "circulant: the block count must be at least 1");
+  EXPECT_EQ(error, "circulant: the block count must be an integer from 1 to 1048576 (got 0)");
   EXPECT_FALSE(parse_algorithm_spec("circulant:4K", &error));
   EXPECT_EQ(error, "circulant: block count '4K' is not an integer");
 }

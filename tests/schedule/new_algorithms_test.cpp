@@ -153,18 +153,18 @@ TEST(Parameters, BadParametersSayWhy) {
     EXPECT_FALSE(parse_algorithm_spec(text, &error)) << text;
     return error;
   };
-  EXPECT_EQ(error_of("knomial:1"), "knomial: the radix must be an integer from 2 to 1048576");
-  EXPECT_EQ(error_of("knomial:0"), "knomial: the radix must be an integer from 2 to 1048576");
+  EXPECT_EQ(error_of("knomial:1"), "knomial: the radix must be an integer from 2 to 1048576 (got 1)");
+  EXPECT_EQ(error_of("knomial:0"), "knomial: the radix must be an integer from 2 to 1048576 (got 0)");
   EXPECT_EQ(error_of("knomial:4K"), "knomial: radix '4K' is not an integer");
   EXPECT_EQ(error_of("knomial:"), "knomial: radix '' is not an integer");
-  EXPECT_EQ(error_of("pipeline-chain:0"), "pipeline-chain: the segment size must be at least 1 byte");
+  EXPECT_EQ(error_of("pipeline-chain:0"), "pipeline-chain: the segment size must be from 1 byte to 1G (got 0)");
   EXPECT_EQ(error_of("pipeline-chain:-5"),
             "pipeline-chain: segment size '-5' is not a size (e.g. 65536, 64K, 1M)");
   EXPECT_EQ(error_of("binomial:2"), "binomial takes no parameter (got 'binomial:2')");
   EXPECT_EQ(error_of("auto:2"), "auto takes no parameter (got 'auto:2')");
   EXPECT_EQ(error_of("chain:2"), "unknown algorithm 'chain' (known: " + algorithm_names() + ")");
   EXPECT_EQ(parameter_problem({Algorithm::knomial, 1}),
-            "knomial: the radix must be an integer from 2 to 1048576");
+            "knomial: the radix must be an integer from 2 to 1048576 (got 1)");
   EXPECT_EQ(parameter_problem({Algorithm::binomial, 3}), "binomial takes no parameter");
   EXPECT_EQ(parameter_problem(Algorithm::knomial), "");
   EXPECT_THROW(make_schedule({Algorithm::knomial, 1}, {4, 0, 10}, 0), std::invalid_argument);

@@ -240,7 +240,7 @@ TEST(NodeAware, NamesParametersAndErrors) {
                               "node-aware:pipeline-chain/binomial (got 'binomial')"},
       {"node-aware:mpi/binomial", "node-aware: a level must be a leancast algorithm or auto, not mpi"},
       {"node-aware:node-aware/binomial", "node-aware: a level cannot be node-aware itself"},
-      {"node-aware:knomial:1/binomial", "knomial: the radix must be an integer from 2 to 1048576"},
+      {"node-aware:knomial:1/binomial", "knomial: the radix must be an integer from 2 to 1048576 (got 1)"},
       {"node-aware:binomial/ring", "unknown algorithm 'ring'"},
   };
   for (const auto& [text, message] : bad) {

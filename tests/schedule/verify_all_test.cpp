@@ -94,23 +94,23 @@ std::vector<AlgorithmSpec> defaults() {
 
 INSTANTIATE_TEST_SUITE_P(Schedules, EveryAlgorithm, ::testing::ValuesIn(defaults()), test_name);
 
-// Segments of 7 and 64 bytes: up to P segments in the sizes above (one-byte segments:
-// new_algorithms_test.cpp).
-INSTANTIATE_TEST_SUITE_P(
-    Parameters, EveryAlgorithm,
-    ::testing::Values(AlgorithmSpec{Algorithm::pipeline_chain, 7},
-                      AlgorithmSpec{Algorithm::pipeline_chain, 64},
-                      AlgorithmSpec{Algorithm::pipeline_binary_tree, 7},
-                      AlgorithmSpec{Algorithm::pipeline_binary_tree, 64},
-                      AlgorithmSpec{Algorithm::two_tree, 7},
-                      AlgorithmSpec{Algorithm::two_tree, 64},
-                      AlgorithmSpec{Algorithm::knomial, 2}, AlgorithmSpec{Algorithm::knomial, 3},
-                      AlgorithmSpec{Algorithm::knomial, 7},
-                      AlgorithmSpec{Algorithm::knomial, 300},
-                      AlgorithmSpec{Algorithm::circulant, 1},
-                      AlgorithmSpec{Algorithm::circulant, 5},
-                      AlgorithmSpec{Algorithm::circulant, 64}),
-    test_name);
+// Every algorithm with a parameter, from the registry, at values of its kind: segments of
+// 7 and 64 bytes (up to P segments in the sizes above; one-byte segments:
+// new_algorithms_test.cpp), radices 2, 3, 7 and 300, 1, 5 and 64 circulant blocks.
+std::vector<AlgorithmSpec> with_parameters() {
+  std::vector<AlgorithmSpec> specs;
+  for (const AlgorithmInfo& info : algorithm_registry()) {
+    std::vector<std::uint64_t> values;
+    if (info.parameter == ParameterKind::segment_bytes) values = {7, 64};
+    if (info.parameter == ParameterKind::radix) values = {2, 3, 7, 300};
+    if (info.parameter == ParameterKind::block_count) values = {1, 5, 64};
+    for (std::uint64_t value : values) specs.push_back({info.algorithm, value});
+  }
+  return specs;
+}
+
+INSTANTIATE_TEST_SUITE_P(Parameters, EveryAlgorithm, ::testing::ValuesIn(with_parameters()),
+                         test_name);
 
 TEST(Schedules, ZeroBytesMeansNoTransfers) {
   for (Algorithm algorithm : concrete_algorithms()) {

@@ -110,10 +110,10 @@ TEST(Rules, MalformedRulesSayWhereAndWhat) {
   EXPECT_EQ(error_of("0-10:binomial:x"),
             "RULES rule 1 \"0-10:binomial:x\": binomial takes no parameter (got 'binomial:x')");
   EXPECT_EQ(error_of("*:knomial:1"),
-            "RULES rule 1 \"*:knomial:1\": knomial: the radix must be an integer from 2 to 1048576");
+            "RULES rule 1 \"*:knomial:1\": knomial: the radix must be an integer from 2 to 1048576 (got 1)");
   EXPECT_EQ(error_of("*:pipeline-chain:0"),
-            "RULES rule 1 \"*:pipeline-chain:0\": pipeline-chain: the segment size must be at "
-            "least 1 byte");
+            "RULES rule 1 \"*:pipeline-chain:0\": pipeline-chain: the segment size must be from "
+            "1 byte to 1G (got 0)");
   EXPECT_EQ(error_of("*:pipeline-chain:big"),
             "RULES rule 1 \"*:pipeline-chain:big\": pipeline-chain: segment size 'big' is not a "
             "size (e.g. 65536, 64K, 1M)");

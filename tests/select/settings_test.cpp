@@ -71,7 +71,7 @@ TEST(Settings, AlgorithmVariableTakesAParameter) {
   ASSERT_EQ(settings.warnings.size(), 1u);
   EXPECT_EQ(settings.warnings[0],
             "LEANCAST_BCAST_ALGORITHM=knomial:1: knomial: the radix must be an integer from 2 to "
-            "1048576; LEANCAST_BCAST_ALGORITHM is ignored");
+            "1048576 (got 1); LEANCAST_BCAST_ALGORITHM is ignored");
   EXPECT_EQ(decide(settings, std::nullopt, 4, 100).named, Algorithm::automatic);
 }
 

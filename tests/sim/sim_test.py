@@ -35,21 +35,29 @@ import subprocess
 import sys
 import tempfile
 
-# Every algorithm, some with a parameter, auto, and SMPI's own MPI_Bcast.
-ALGORITHMS = ["linear", "binomial", "hypercube", "scatter-doubling", "scatter-ring",
-              "scatter-ring-tuned", "pipeline-chain", "pipeline-chain:8K",
-              "pipeline-binary-tree", "two-tree", "knomial", "knomial:3", "circulant",
-              "circulant:9", "node-aware", "node-aware:pipeline-chain:8K/binomial",
-              "node-aware:circulant/scatter-ring-tuned", "auto", "mpi"]
+# Some algorithms with a parameter; every_algorithm() adds every name of the registry.
+WITH_PARAMETERS = ["pipeline-chain:8K", "knomial:3", "circulant:9",
+                   "node-aware:pipeline-chain:8K/binomial",
+                   "node-aware:circulant/scatter-ring-tuned"]
+
+
+def every_algorithm(sim):
+    """Every name in leancast's registry (auto and SMPI's own MPI_Bcast, mpi, too), as
+    leancast-plan beside leancast-sim lists them, and WITH_PARAMETERS."""
+    plan = os.path.join(os.path.dirname(os.path.abspath(sim)), "leancast-plan")
+    listed = subprocess.run([plan, "--list-algorithms"], capture_output=True, text=True,
+                            check=True, timeout=60)
+    return listed.stdout.split() + WITH_PARAMETERS
 
 
 def check_data(sim, bcast_check, procs, size, layout=()):
+    algorithms = every_algorithm(sim)
     done = subprocess.run([sim, "--platform", "hornet", "--procs", str(procs), *layout, "--run",
-                           bcast_check, str(size)] + ALGORITHMS,
+                           bcast_check, str(size)] + algorithms,
                           capture_output=True, text=True, timeout=300)
     rows = [line.split() for line in done.stdout.splitlines()[1:] if line.strip()]
     ok = [row[0] for row in rows if len(row) >= 3 and row[2] == "ok"]
-    if done.returncode != 0 or ok != ALGORITHMS:
+    if done.returncode != 0 or ok != algorithms:
         sys.exit(f"FAILED: P={procs} {size} bytes {' '.join(layout)}: {done.stdout}{done.stderr}")
     print(f"P={procs:3} {size:8} bytes {' '.join(layout)}: every byte right with {', '.join(ok)}")
 

@@ -80,6 +80,7 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   std::optional<std::string> baseline;
 
   CLI::App app{"leancast-bench: every broadcast side by side with the MPI library's MPI_Bcast"};
+  app.footer("Algorithms (NAME[:PARAMETER]):\n" + algorithm_help());
   app.add_option("--algorithms", algorithms,
                  "comma-separated: mpi (MPI_Bcast) and " + algorithm_names() +
                      "; NAME@rounds or NAME@dataflow picks the executor")
