@@ -25,6 +25,7 @@ enum class Algorithm {
   two_tree,              // two binary trees, each pipelining half of the segments
   circulant,             // Traeff's round-optimal n-block schedule on a circulant graph
   node_aware,            // one algorithm between node leaders, then one within each node
+  split_binary_tree,     // Open MPI's split binary tree: a half down each subtree, then swap
   // A new algorithm: one value here (the C++ API names it) and one row in
   // src/schedule/registry.cpp beside its schedule file; everything else is derived.
 };
