@@ -232,7 +232,7 @@ class OpenMpi(unittest.TestCase):
         self.assertEqual(rules[0][0], 0)
         for size in (K, 64 * K):
             rule = [r for r in rules if r[0] <= size][-1]
-            expected = {0: None, 1: ("basic_linear", "0"), 3: ("pipeline", "1024")}[rule[1]]
+            expected = {0: None, 1: {("basic_linear", "0")}, 3: {("pipeline", "1024")}}[rule[1]]
             spied = self.spied(2, size, out)
             self.assertEqual(spied, expected or self.spied(2, size), (size, rule))
 
