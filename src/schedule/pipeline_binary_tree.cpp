@@ -14,36 +14,10 @@
 
 namespace leancast::detail {
 
-namespace {
-
-// Walks down from the root to relative rank q through the nested ranges.
-TreePlace preorder_place(int q, int procs) {
-  TreePlace place;
-  int first = 0, size = procs;
-  while (q != first) {
-    const int left = size / 2;  // ceil((size - 1) / 2): the left subtree is the larger
-    place.parent = first;
-    ++place.depth;
-    if (q <= first + left) {
-      first += 1;
-      size = left;
-    } else {
-      first += 1 + left;
-      size -= 1 + left;
-    }
-  }
-  const int left = size / 2, right = size - 1 - left;
-  if (left > 0) place.children.push_back(first + 1);
-  if (right > 0) place.children.push_back(first + 1 + left);
-  return place;
-}
-
-}  // namespace
-
 RankSchedule pipeline_binary_tree_schedule(const BcastShape& shape, int rank,
                                            std::uint64_t segment_bytes) {
   const int q = relative_rank(rank, shape.root, shape.procs);
-  return pipelined_tree(shape, rank, segment_bytes, preorder_place(q, shape.procs));
+  return pipelined_tree(shape, rank, segment_bytes, preorder_binary_place(q, 0, shape.procs, -1));
 }
 
 }  // namespace leancast::detail

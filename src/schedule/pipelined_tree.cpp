@@ -24,4 +24,24 @@ void add_tree_pipeline(ScheduleBuilder& out, const TreePlace& place, std::uint64
   for (int child : place.children) out.send_run(0, place.depth, repeat, child, first, 1);
 }
 
+TreePlace preorder_binary_place(int q, int first, int size, int top) {
+  TreePlace place{.parent = top, .depth = top < 0 ? 0u : 1u, .children = {}};
+  while (q != first) {
+    const int left = size / 2;  // ceil((size - 1) / 2): the left subtree is the larger
+    place.parent = first;
+    ++place.depth;
+    if (q <= first + left) {
+      first += 1;
+      size = left;
+    } else {
+      first += 1 + left;
+      size -= 1 + left;
+    }
+  }
+  const int left = size / 2, right = size - 1 - left;
+  if (left > 0) place.children.push_back(first + 1);
+  if (right > 0) place.children.push_back(first + 1 + left);
+  return place;
+}
+
 }  // namespace leancast::detail

@@ -27,6 +27,11 @@ struct TreePlace {
 inline constexpr std::uint64_t kMaxSegments = std::uint64_t{1} << 20;
 std::uint64_t segment_count(std::uint64_t bytes, std::uint64_t segment_bytes);
 
+// Where relative rank q sits in the binary tree laid out in preorder over the relative ranks
+// [first, first + size): the range's first rank is its root, then its left (larger) half,
+// then its right half. `top` is the root's parent (-1: none, the tree's root has depth 0).
+TreePlace preorder_binary_place(int q, int first, int size, int top);
+
 RankSchedule pipelined_tree(const BcastShape& shape, int rank, std::uint64_t segment_bytes,
                             const TreePlace& place);
 

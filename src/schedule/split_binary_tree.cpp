@@ -19,33 +19,6 @@
 
 namespace leancast::detail {
 
-namespace {
-
-// Where relative rank q sits in the preorder binary tree over [first, first + size) that
-// hangs below the broadcast's root: each range's root first, then its left (larger) half,
-// then its right half.
-TreePlace split_subtree_place(int q, int first, int size) {
-  TreePlace place{.parent = 0, .depth = 1, .children = {}};
-  while (q != first) {
-    const int left = size / 2;
-    place.parent = first;
-    ++place.depth;
-    if (q <= first + left) {
-      first += 1;
-      size = left;
-    } else {
-      first += 1 + left;
-      size -= 1 + left;
-    }
-  }
-  const int left = size / 2, right = size - 1 - left;
-  if (left > 0) place.children.push_back(first + 1);
-  if (right > 0) place.children.push_back(first + 1 + left);
-  return place;
-}
-
-}  // namespace
-
 RankSchedule split_binary_tree_schedule(const BcastShape& shape, int rank,
                                         std::uint64_t segment_bytes) {
   // At least two segments, one per half (the second may be empty for a 1-byte message).
@@ -66,7 +39,7 @@ RankSchedule split_binary_tree_schedule(const BcastShape& shape, int rank,
     return out.finish();
   }
   if (q <= left) {
-    add_tree_pipeline(out, split_subtree_place(q, 1, left), 0, half);
+    add_tree_pipeline(out, preorder_binary_place(q, 1, left, 0), 0, half);
     const int i = q - 1;
     if (i < right) {
       out.send(1, swap_round, left + 1 + i, 0, half);
@@ -75,7 +48,7 @@ RankSchedule split_binary_tree_schedule(const BcastShape& shape, int rank,
       out.recv(1, swap_round, 0, half, segments - half);  // the extra left rank
     }
   } else {
-    add_tree_pipeline(out, split_subtree_place(q, left + 1, right), half, segments - half);
+    add_tree_pipeline(out, preorder_binary_place(q, left + 1, right, 0), half, segments - half);
     const int partner = q - left;  // left rank 1 + i for right rank left + 1 + i
     out.recv(1, swap_round, partner, 0, half);
     out.send(1, swap_round, partner, half, segments - half);
