@@ -10,34 +10,12 @@
 #include <string>
 
 #include "select/decide.hpp"
+#include "settings_support.hpp"
 #include "select/online_tuner.hpp"
 #include "select/tune_file.hpp"
 
 namespace leancast::detail {
 namespace {
-
-Settings read(const std::map<std::string, std::string>& environment) {
-  return read_settings([&](const char* name) -> const char* {
-    const auto it = environment.find(name);
-    return it == environment.end() ? nullptr : it->second.c_str();
-  });
-}
-
-// A file named after the test, removed with it.
-struct TempFile {
-  std::string path = testing::TempDir() + "leancast_tuning_" +
-                     testing::UnitTest::GetInstance()->current_test_info()->name() + ".rules";
-  explicit TempFile(const std::string& text = "") {
-    if (!text.empty()) std::ofstream(path) << text;
-  }
-  ~TempFile() { std::remove(path.c_str()); }
-  std::string content() const {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-};
 
 AlgorithmSpec spec(std::string_view text) { return *parse_algorithm_spec(text); }
 
@@ -187,7 +165,7 @@ TEST(OnlineTuning, Settings) {
 }
 
 TEST(OnlineTuning, LearnedRulesRoundTripAndDecideForAuto) {
-  TempFile file;
+  TestFile file;
   const std::string rule = learned_rule(4, 4, 1024, 2047, spec("two-tree:16K"),
                                         "online 2026-11-23 on host (cpu), lib: mpi 2 us, two-tree 1 us");
   ASSERT_EQ(write_atomically(file.path, tune_file_text("about\nthis machine", {}, {rule})), "");
@@ -216,7 +194,7 @@ TEST(OnlineTuning, LearnedRulesRoundTripAndDecideForAuto) {
 }
 
 TEST(OnlineTuning, ForeignFilesAreNeitherReadNorWritten) {
-  TempFile file("* : binomial\n");
+  TestFile file("* : binomial\n");
   const Settings settings = read({{"LEANCAST_TUNE_FILE", file.path}});
   ASSERT_EQ(settings.warnings.size(), 1u);
   EXPECT_NE(settings.warnings[0].find(file.path), std::string::npos);
@@ -227,7 +205,7 @@ TEST(OnlineTuning, ForeignFilesAreNeitherReadNorWritten) {
 }
 
 TEST(OnlineTuning, CorruptFilesAreIgnoredAndRewritable) {
-  TempFile file(std::string(kTuneFileMark) + "\nprocs=4 bytes=1K : no-such-algorithm\n");
+  TestFile file(std::string(kTuneFileMark) + "\nprocs=4 bytes=1K : no-such-algorithm\n");
   const Settings settings = read({{"LEANCAST_TUNE_FILE", file.path}});
   ASSERT_EQ(settings.warnings.size(), 1u);
   EXPECT_NE(settings.warnings[0].find("no-such-algorithm"), std::string::npos);
@@ -243,7 +221,7 @@ TEST(OnlineTuning, CorruptFilesAreIgnoredAndRewritable) {
 // An empty file (LEANCAST_TUNE_FILE=$(mktemp)) is a missing one: no warning, written.
 TEST(OnlineTuning, EmptyFilesAreWritable) {
   for (const char* text : {"", "\n", " \n\t\n"}) {
-    TempFile file;
+    TestFile file;
     std::ofstream(file.path) << text;
     const Settings settings = read({{"LEANCAST_TUNE_FILE", file.path}});
     EXPECT_TRUE(settings.warnings.empty()) << settings.warnings[0];

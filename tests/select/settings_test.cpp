@@ -7,25 +7,10 @@
 #include <string>
 
 #include "select/decide.hpp"
+#include "settings_support.hpp"
 
 namespace leancast::detail {
 namespace {
-
-Settings read(const std::map<std::string, std::string>& environment) {
-  return read_settings([&](const char* name) -> const char* {
-    const auto it = environment.find(name);
-    return it == environment.end() ? nullptr : it->second.c_str();
-  });
-}
-
-// A rules file that lives as long as the test, named after it, so that tests running in
-// parallel (ctest -j) never share one.
-struct RulesFile {
-  std::string path = testing::TempDir() + "leancast_settings_" +
-                     testing::UnitTest::GetInstance()->current_test_info()->name() + ".rules";
-  explicit RulesFile(const std::string& text) { std::ofstream(path) << text; }
-  ~RulesFile() { std::remove(path.c_str()); }
-};
 
 TEST(Settings, NothingSetIsAutoWithoutWarnings) {
   const Settings settings = read({});
@@ -41,7 +26,7 @@ TEST(Settings, NothingSetIsAutoWithoutWarnings) {
 }
 
 TEST(Settings, PrecedenceCallThenAlgorithmThenRulesThenFileThenAuto) {
-  const RulesFile file("procs=4 *:hypercube\n*:linear\n");
+  const TestFile file("procs=4 *:hypercube\n*:linear\n");
   std::map<std::string, std::string> environment{{"LEANCAST_CONFIG", file.path},
                                                  {"LEANCAST_BCAST_RULES", "0-100:mpi"}};
   Settings settings = read(environment);
@@ -76,7 +61,7 @@ TEST(Settings, AlgorithmVariableTakesAParameter) {
 }
 
 TEST(Settings, EachMalformedSettingWarnsOnceAndIsIgnored) {
-  const RulesFile file("procs=2 *:scatter-ring\n0-:nothing\n");
+  const TestFile file("procs=2 *:scatter-ring\n0-:nothing\n");
   const Settings settings = read({{"LEANCAST_BCAST_ALGORITHM", "fastest"},
                                   {"LEANCAST_BCAST_RULES", "0-5:linear,6-:binomial,7"},
                                   {"LEANCAST_CONFIG", file.path},
