@@ -15,6 +15,7 @@ import statistics
 import sys
 
 JOB_CALLS = 1000
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + "/"
 
 
 def median(values):
@@ -65,7 +66,8 @@ def table(path):
              f"(mpi, auto, online) and {run['fixed_calls']} (each single algorithm), "
              f"{run['reps']} repetition(s); {run['wall_seconds']:.0f} s"
              f"{' simulated' if simulated else ''} in all.", "",
-             "`" + " ".join(shlex.quote(a) for a in run["command_line"]) + "`", ""]
+             "`" + " ".join(shlex.quote(a.replace(ROOT, "")) for a in run["command_line"]) + "`",
+             ""]
     head = ["bytes", "mpi job ms", "auto job ms", "online job ms", "job mpi/online",
             "job mpi/online, 1st call out", "job mpi/auto"]
     if short:
@@ -119,8 +121,8 @@ def table(path):
     if os.path.exists(trials):
         with open(trials) as f:
             lines += [f"What online tuning tried, in a separate short run with LEANCAST_VERBOSE=1 "
-                      f"({os.path.basename(trials)}; its times are that run's, the first line "
-                      "is the tool's untimed warm-up job):", "", "```",
+                      f"({os.path.basename(trials)}; its times are that run's; a 1 KiB line "
+                      "may come twice, the first from the tool's untimed warm-up job):", "", "```",
                       f.read().rstrip(), "```", ""]
     return "\n".join(lines)
 
@@ -129,14 +131,18 @@ def main(directory):
     print("## Online tuning over a job (leancast-job-bench)\n")
     print("Columns: the whole job's time (median over repetitions, trials included) with "
           "MPI_Bcast (`mpi`), the built-in `auto` (tuning off) and online tuning; job mpi/online "
-          "(also without each job's first call, in which online tuning sets up leancast's private "
-          "communicator: a cost a program pays once per communicator, not per size) and "
-          "mpi/auto (> 1: faster than MPI_Bcast); the calls online tuning spent on trials "
-          "and what they cost beyond MPI_Bcast's time for as many calls; the first call of a job; the "
-          "winner(s) (several: the repetitions differ); the per-call "
-          "time after the class settled beside MPI_Bcast's over the same calls of its job; (median, and min–max over the repetitions); the "
-          "best single candidate (MPI_Bcast or a `--fixed` algorithm, per call, first call left "
-          "out) and online's after-tuning time over it (< 1.05: within 5 %).\n")
+          "(also without each job's first call, in which online tuning sets up leancast's "
+          "private communicator: a cost a program pays once per communicator, not per size) and "
+          "mpi/auto (> 1: faster than MPI_Bcast); the calls online tuning spent on trials and "
+          "what they cost beyond MPI_Bcast's time for as many calls; the first call of a job; "
+          "the winner(s) (several: the repetitions differ); the per-call time after the class "
+          "settled beside MPI_Bcast's over the same calls of its job, and their ratio (median, "
+          "and min–max over the repetitions); the best single candidate (MPI_Bcast or a "
+          "`--fixed` algorithm, per call, first call left out) and online's after-tuning time "
+          "over it (< 1.05: within 5 %). Each run's command line is the program's; "
+          "scripts/online-tuning.sh launches it with `mpirun --oversubscribe -n P`, "
+          "`mpiexec.mpich -n 2` or `build/smpi/leancast-sim --platform hornet --procs P "
+          "[--ranks-per-node 1] --run`.\n")
     for path in sorted(glob.glob(os.path.join(directory, "*.json")),
                        key=lambda p: ("smpi" in p, p)):
         print(table(path))

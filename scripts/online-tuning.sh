@@ -17,8 +17,8 @@ run() { echo "+ $*"; "$@"; }
 # separate run with LEANCAST_VERBOSE=1 (kept out of the measurement: printing takes time).
 trials() {
   local name="$1"; shift
-  echo "+ LEANCAST_VERBOSE=1 $* --calls 20 --fixed none --reps 1 > $name-trials.txt"
-  LEANCAST_VERBOSE=1 "$@" --calls 20 --fixed none --reps 1 2>&1 | grep "online tuning P=" \
+  echo "+ LEANCAST_VERBOSE=1 $* --calls 100 --fixed none --reps 1 > $name-trials.txt"
+  LEANCAST_VERBOSE=1 "$@" --calls 100 --fixed none --reps 1 2>&1 | grep "online tuning P=" \
     | sed "s/^leancast: //" > "$out/$name-trials.txt" || echo "(none printed)" > "$out/$name-trials.txt"
 }
 # The library's defaults for the trials, no learned or site rules: every job starts untuned.
