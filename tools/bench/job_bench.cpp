@@ -23,10 +23,14 @@
 
 #include <leancast/leancast.hpp>
 
+#include "bench_support.hpp"
 #include "environment.hpp"
 #include "schedule/byte_size.hpp"
 
 namespace {
+
+using leancast::bench::median;
+using leancast::bench::pattern;
 
 using json = nlohmann::ordered_json;
 
@@ -72,9 +76,6 @@ std::vector<std::string> split(const std::string& text) {
   return parts;
 }
 
-unsigned char pattern(std::uint64_t i, int salt) {
-  return static_cast<unsigned char>(i * 7 + (i >> 13) + salt * 29 + 1);
-}
 constexpr unsigned char kUntouched = 0xEE;
 
 // The root writes the call's number at every 64 KiB and in the last 8 bytes (sizes >= 16).
@@ -158,12 +159,6 @@ Job run_job(const Mode& mode, unsigned char* buf, std::uint64_t bytes, int root,
     job.agree = !any;
   }
   return job;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 // Per size: every mode's jobs (per repetition), then what they say.

@@ -19,10 +19,14 @@
 
 #include <leancast/leancast.hpp>
 
+#include "bench_support.hpp"
 #include "environment.hpp"
 #include "schedule/byte_size.hpp"
 
 namespace {
+
+using leancast::bench::median;
+using leancast::bench::pattern;
 
 // One element of each type: 64 data bytes (16 for resized) of doubles with holes.
 struct TypeSpec {
@@ -70,9 +74,6 @@ std::vector<std::string> split(const std::string& text) {
   return parts;
 }
 
-unsigned char pattern(std::uint64_t i, int salt) {
-  return static_cast<unsigned char>(i * 7 + (i >> 13) + salt * 29 + 1);
-}
 constexpr unsigned char kUntouched = 0xEE;
 
 // A committed element type, its extent, and which of its extent's bytes it covers.
@@ -158,12 +159,6 @@ double timed(const std::string& algorithm, unsigned char* buf, int count, const 
   double slowest = 0;
   MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return slowest;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 struct Cell {
