@@ -149,7 +149,7 @@ bool override_tuning(std::string_view mode) {
 }
 
 TuneStep tune_step(PrivateComm& state, std::uint64_t bytes) {
-  return state.tuner(process_settings().tune).next({state.size(), 0, bytes, state.nodes()});
+  return state.tuner(process_settings().tune).next(state.size(), bytes, state.nodes());
 }
 
 void tune_record(PrivateComm& state, const TuneStep& step, double seconds) {

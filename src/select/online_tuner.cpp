@@ -137,14 +137,15 @@ std::size_t pick_winner(std::span<const double> seconds) {
   return best;
 }
 
-TuneStep OnlineTuner::next(const BcastShape& shape) {
-  const int k = size_class(shape.bytes);
+TuneStep OnlineTuner::next(int procs, std::uint64_t bytes,
+                           const std::shared_ptr<const NodeMap>& nodes) {
+  const int k = size_class(bytes);
   auto& state = classes_[k];
   if (!state) {
     state = std::make_unique<ClassState>();
     state->result.size_class = k;
-    state->result.first_bytes = shape.bytes;
-    state->result.candidates = tune_candidates(settings_, shape);
+    state->result.first_bytes = bytes;
+    state->result.candidates = tune_candidates(settings_, {procs, 0, bytes, nodes});
     state->times.resize(state->result.candidates.size());
   }
   if (state->done) return {state->result.candidates[state->result.winner], k, false};

@@ -65,8 +65,10 @@ class OnlineTuner {
  public:
   explicit OnlineTuner(TuneSettings settings) : settings_(std::move(settings)) {}
 
-  // What the next broadcast runs; `shape` is asked for the candidates when a class opens.
-  TuneStep next(const BcastShape& shape);
+  // What the next broadcast of `bytes` bytes on `procs` ranks (on `nodes`) runs. The shape
+  // is made only when a class opens, for its candidates: every later broadcast of the job
+  // asks here, so it copies no node map.
+  TuneStep next(int procs, std::uint64_t bytes, const std::shared_ptr<const NodeMap>& nodes);
 
   // This rank's time of the trial `next` returned. True when it ended the class's trials:
   // then settle() the class with the ranks' maxima of medians().

@@ -104,7 +104,7 @@ TEST(OnlineTuning, TunerTriesEachCandidateThenSettles) {
   // Candidate i's calls take i + 1 seconds, but its warm-up 100 (it must not count).
   bool ended = false;
   for (int call = 0; call < 9 && !ended; ++call) {
-    const TuneStep step = tuner.next(shape);
+    const TuneStep step = tuner.next(shape.procs, shape.bytes, shape.nodes);
     ASSERT_TRUE(step.trial);
     EXPECT_EQ(step.size_class, size_class(3000));
     EXPECT_EQ(tuner.settled(3000), nullptr);
@@ -123,12 +123,12 @@ TEST(OnlineTuning, TunerTriesEachCandidateThenSettles) {
   EXPECT_EQ(tuned.candidates[tuned.winner], AlgorithmSpec(Algorithm::two_tree));
   // Any size of the class runs the winner now, untimed; another class starts its own trials.
   ASSERT_NE(tuner.settled(2048), nullptr);
-  const TuneStep after = tuner.next({4, 0, 4095});
+  const TuneStep after = tuner.next(4, 4095, nullptr);
   EXPECT_FALSE(after.trial);
   EXPECT_EQ(after.algorithm, AlgorithmSpec(Algorithm::two_tree));
   EXPECT_FALSE(tuner.record(after, 5.0));
   EXPECT_EQ(tuner.settled(4096), nullptr);
-  EXPECT_TRUE(tuner.next({4, 0, 4096}).trial);
+  EXPECT_TRUE(tuner.next(4, 4096, nullptr).trial);
 }
 
 TEST(OnlineTuning, Settings) {
