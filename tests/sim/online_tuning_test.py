@@ -33,6 +33,9 @@ import tempfile
 import time
 import unittest
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from rule_ranges import covers  # noqa: E402
+
 SIM, TUNE, ONLINE = sys.argv[1:4]
 del sys.argv[1:]
 
@@ -53,24 +56,11 @@ GROUPS = [
 RULE = re.compile(r"^procs=\S+ ppn=\S+ (?:library=\S+ )?(?P<bytes>\S+)\s+: (?P<algorithm>\S+)")
 VERBOSE = re.compile(r"online tuning P=(?P<procs>\d+) ppn=(?P<ppn>\d+) bytes (?P<low>\d+)-(?P<high>\d+): "
                      r"(?P<times>.*) -> (?P<winner>\S+) \(")
-SUFFIXES = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 ONLINE_ENV = {"LEANCAST_TUNE": "online", "LEANCAST_TUNE_WARMUP": str(WARMUP),
               "LEANCAST_TUNE_TRIALS": str(TRIALS), "LEANCAST_VERBOSE": "1"}
 # Both runs start from leancast's defaults: no setting of the caller's (a rules file, an
 # executor, LEANCAST_RANKS_PER_NODE over leancast-sim's placement) takes part.
 CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("LEANCAST_")}
-
-
-def number(text):
-    factor = SUFFIXES.get(text[-1:], 1)
-    return int(text[:-1] if factor > 1 else text) * factor
-
-
-def covers(range_text, value):
-    if range_text == "*":
-        return True
-    low, _, high = range_text.partition("-")
-    return number(low) <= value and (not high or value <= number(high))
 
 
 def class_low(size):

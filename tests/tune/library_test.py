@@ -15,6 +15,9 @@ import sys
 import tempfile
 import unittest
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from rule_ranges import covers  # noqa: E402
+
 TUNE, FLAVOR, PROGRAM, SPY, *LAUNCHER = sys.argv[1:]
 del sys.argv[1:]
 K, M = 1 << 10, 1 << 20
@@ -285,16 +288,6 @@ class Mpich(unittest.TestCase):
             name = ranges[0][1]
             expected = self.algorithm(size) if name == "the" else name
             self.assertEqual(self.algorithm(size, out), expected, (size, done.stdout))
-
-
-def covers(text, value):
-    suffix = {"K": K, "M": M, "G": 1 << 30}
-    number = lambda t: int(t[:-1]) * suffix[t[-1]] if t[-1] in suffix else int(t)
-    if text == "*":
-        return True
-    low, dash, high = text.partition("-")
-    return number(low) <= value and (not dash and value == number(low) or dash and
-                                     (not high or value <= number(high)))
 
 
 if __name__ == "__main__":

@@ -14,30 +14,18 @@ import sys
 import tempfile
 import unittest
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from rule_ranges import covers  # noqa: E402
+
 TUNE, BCAST_CHECK, *LAUNCHER = sys.argv[1:]
 del sys.argv[1:]
 RULE = re.compile(r"^procs=(?P<procs>\S+) ppn=(?P<ppn>\S+) (?:library=(?P<library>\S+) )?"
                   r"(?P<bytes>\S+)\s+: (?P<algorithm>\S+)\s+# (?P<evidence>.*)$")
-SUFFIXES = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 
 def tune(*args, timeout=300):
     command = ["timeout", str(timeout), TUNE, *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout + 30)
-
-
-def number(text):
-    factor = SUFFIXES.get(text[-1:], 1)
-    return int(text[:-1] if factor > 1 else text) * factor
-
-
-def covers(range_text, value):
-    if range_text == "*":
-        return True
-    low, dash, high = range_text.partition("-")
-    if not dash:
-        return number(low) == value
-    return number(low) <= value and (not high or value <= number(high))
 
 
 def read_rules(path):
