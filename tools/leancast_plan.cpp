@@ -3,6 +3,7 @@
 // --beta the alpha-beta model's predicted time; --compare ranks every algorithm by it.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -201,8 +202,13 @@ int compare(const BcastShape& shape, const leancast::CostModel& model, bool json
     Prediction prediction;
   };
   std::vector<Row> rows;
+  std::vector<std::string> unpriced;
   for (Algorithm algorithm : leancast::concrete_algorithms()) {
     leancast::PlanTotals totals = leancast::plan_totals(algorithm, shape);
+    if (leancast::uses_shared_memory(totals.algorithm)) {  // copies, which the model does not price
+      unpriced.emplace_back(leancast::to_string(totals.algorithm));
+      continue;
+    }
     const auto prediction = predict(totals, model);
     if (!prediction) return 2;
     rows.push_back({std::move(totals), *prediction});
@@ -228,7 +234,8 @@ int compare(const BcastShape& shape, const leancast::CostModel& model, bool json
                                         {"model", model_json(model)},
                                         {"lower_bound_seconds", bound},
                                         {"auto_selects", automatic},
-                                        {"algorithms", ranked}};
+                                        {"algorithms", ranked},
+                                        {"not_modelled", unpriced}};
     fmt::print("{}\n", report.dump(2));
     return 0;
   }
@@ -247,6 +254,9 @@ int compare(const BcastShape& shape, const leancast::CostModel& model, bool json
                leancast::to_string(row.totals.algorithm), row.prediction.model_seconds,
                bound > 0 ? row.prediction.model_seconds / bound : 1.0, row.totals.steps,
                row.totals.transfers, row.totals.bytes_moved);
+  }
+  if (!unpriced.empty()) {
+    fmt::print("not modelled (shared-memory copies, measured only): {}\n", fmt::join(unpriced, ", "));
   }
   return 0;
 }
@@ -343,7 +353,13 @@ int main(int argc, char** argv) {
   const leancast::PlanTotals totals = leancast::plan_totals(*algorithm, shape);
   std::optional<Prediction> prediction;
   const bool has_schedule = !is_library_broadcast(totals);
-  if (modelled && has_schedule && !(prediction = predict(totals, model))) return 2;
+  const bool priced = has_schedule && !leancast::uses_shared_memory(totals.algorithm);
+  if (modelled && priced && !(prediction = predict(totals, model))) return 2;
+  if (modelled && has_schedule && !priced) {
+    fmt::print(stderr, "leancast-plan: {} copies through shared memory, which the model does not "
+                       "price; its schedule and traffic follow\n",
+               leancast::to_string(totals.algorithm));
+  }
   if (json) {
     nlohmann::ordered_json report = to_json(totals, *algorithm);
     if (prediction) {

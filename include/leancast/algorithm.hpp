@@ -26,6 +26,7 @@ enum class Algorithm {
   circulant,             // Traeff's round-optimal n-block schedule on a circulant graph
   node_aware,            // one algorithm between node leaders, then one within each node
   split_binary_tree,     // Open MPI's split binary tree: a half down each subtree, then swap
+  shm,                   // within one node: the root copies into a shared window, all copy out
   // A new algorithm: one value here (the C++ API names it) and one row in
   // src/schedule/registry.cpp beside its schedule file; everything else is derived.
 };
@@ -89,6 +90,11 @@ std::span<const Algorithm> concrete_algorithms();
 // takes none; a node-aware level that is not flat or whose parameter is out of range), or
 // "" if it is. The text names the algorithm, the value and the allowed range.
 std::string parameter_problem(const AlgorithmSpec& spec);
+
+// Whether `spec` (auto already resolved) moves data through shared memory at any level: shm,
+// or node-aware with shm within nodes. Such a broadcast needs its ranks (each node's) to
+// share memory, and the alpha-beta model does not price it.
+bool uses_shared_memory(const AlgorithmSpec& spec);
 
 // Comma-separated list of every accepted name (mpi included), for messages; parameters
 // are shown as "knomial[:RADIX]".

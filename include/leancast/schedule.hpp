@@ -100,9 +100,17 @@ struct Transfer {
   std::uint32_t end_round() const { return round_at(repeat - 1) + 1; }
 };
 
+// How a phase's transfers travel. Through messages: each send is a point-to-point message
+// to its peer. Through shared memory (the shm algorithm): the ranks share a window, and the
+// sends of one block range to several peers are one copy into the window, which every one
+// of those peers copies out; the transfers still say who gets which bytes from whom, so
+// the verifier and the analyzer read them as they read messages.
+enum class Medium : std::uint8_t { messages, shared_memory };
+
 struct Phase {
   std::string name;  // "bcast", "scatter", "allgather", "pipeline", "nodes:pipeline", ...
   BlockLayout layout;  // what the phase's block indices mean
+  Medium medium = Medium::messages;
 };
 
 struct RankSchedule {

@@ -1,6 +1,7 @@
 #include "bcast.hpp"
 
 #include <atomic>
+#include <algorithm>
 #include <climits>
 #include <new>
 
@@ -93,10 +94,10 @@ Executor executor_in_use() {
   return chosen < 0 ? process_settings().executor : static_cast<Executor>(chosen);
 }
 
-// This rank's part of the schedule, through the executor the settings name.
-Outcome run_schedule(const BcastCall& call, const AlgorithmSpec& algorithm, PrivateComm& state,
-                     const TypeInfo& info) {
-  const auto program = state.program(algorithm, call.root, info.bytes);
+// This rank's part of the schedule: its messages through the executor the settings name,
+// then its shared-memory copies (shm) through `window`.
+Outcome run_schedule(const BcastCall& call, const Program& program, PrivateComm& state,
+                     const TypeInfo& info, SharedWindow* window) {
   ByteBuffer bytes;
   const bool is_root = state.rank() == call.root;
   if (int rc = bytes.open(call.buf, call.count, call.type, info, is_root, state.comm());
@@ -104,24 +105,52 @@ Outcome run_schedule(const BcastCall& call, const AlgorithmSpec& algorithm, Priv
     return {rc, {}};
   }
   const Settings& settings = process_settings();
-  const Execution execution{.program = program.get(),
-                            .buffer = &bytes,
-                            .comm = state.comm(),
-                            .rank = state.rank(),
-                            .bytes = info.bytes,
-                            .holds_all = is_root,
-                            .signature = program->signature,
-                            .sequence = state.next_sequence(),
-                            .sequence_mask = state.sequence_mask(),
-                            .window = settings.window,
-                            .send_window = settings.send_window,
-                            .scratch = &state.scratch()};
-  Outcome outcome = executor_in_use() == Executor::rounds ? execute_rounds(execution)
-                                                           : execute_dataflow(execution);
+  // Counted on every rank, messages or not, so that the ranks agree on the numbers.
+  const std::uint32_t sequence = state.next_sequence();
+  Outcome outcome;
+  if (!program.operations.empty()) {
+    const Execution execution{.program = &program,
+                              .buffer = &bytes,
+                              .comm = state.comm(),
+                              .rank = state.rank(),
+                              .bytes = info.bytes,
+                              .holds_all = is_root,
+                              .signature = program.signature,
+                              .sequence = sequence,
+                              .sequence_mask = state.sequence_mask(),
+                              .window = settings.window,
+                              .send_window = settings.send_window,
+                              .scratch = &state.scratch()};
+    outcome = executor_in_use() == Executor::rounds ? execute_rounds(execution)
+                                                     : execute_dataflow(execution);
+  }
+  if (!program.shared.empty()) {
+    Outcome copied = execute_shared({.program = &program,
+                                     .buffer = &bytes,
+                                     .window = window,
+                                     .rank = state.rank(),
+                                     .flagged = outcome.code != MPI_SUCCESS});
+    if (outcome.code == MPI_SUCCESS) outcome = std::move(copied);
+  }
   // A receiver unpacks what it has even after an error: MPI leaves the buffer's content
   // undefined then, and the error says so.
   if (int rc = bytes.close(); rc != MPI_SUCCESS && outcome.code == MPI_SUCCESS) outcome.code = rc;
   return outcome;
+}
+
+// The largest segment `program` copies through shared memory (0: none).
+std::uint64_t largest_shared_segment(const Program& program) {
+  std::uint64_t largest = 0;
+  for (const Operation& op : program.shared) largest = std::max(largest, op.bytes.length);
+  return largest;
+}
+
+// Whether auto (or a node-aware level left to it) chose the decision's algorithm: then a
+// shared window that cannot be had means the library's broadcast, not an error.
+bool chosen_by_auto(const Decision& decision) {
+  return decision.named.algorithm == Algorithm::automatic ||
+         (decision.named.algorithm == Algorithm::node_aware &&
+          decision.named.within_nodes.algorithm == Algorithm::automatic);
 }
 
 int raise_outcome(MPI_Comm comm, const Outcome& outcome) {
@@ -136,9 +165,24 @@ int run_decision(const BcastCall& call, const Decision& decision, PrivateComm* s
     record_bcast(decision, size, info.bytes);
     return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
   }
-  record_bcast(decision, size, info.bytes, state != nullptr ? state->nodes() : nullptr);
-  if (info.bytes == 0 || size <= 1) return MPI_SUCCESS;
-  return raise_outcome(call.comm, run_schedule(call, decision.algorithm, *state, info));
+  if (info.bytes == 0 || size <= 1) {
+    record_bcast(decision, size, info.bytes, state != nullptr ? state->nodes() : nullptr);
+    return MPI_SUCCESS;
+  }
+  const auto program = state->program(decision.algorithm, call.root, info.bytes);
+  SharedWindow* window = nullptr;
+  if (uses_shared_memory(decision.algorithm)) {
+    std::string why;
+    const bool per_node = decision.algorithm.algorithm == Algorithm::node_aware;
+    const int rc = state->shared_window(per_node, largest_shared_segment(*program), window, why);
+    if (rc == MPI_ERR_UNSUPPORTED_OPERATION && chosen_by_auto(decision)) {
+      return run_decision(call, {Algorithm::mpi, decision.named, "auto (no shared memory for shm)"},
+                          state, size, info);
+    }
+    if (rc != MPI_SUCCESS) return raise_message(call.comm, rc, why.empty() ? why : "leancast: " + why);
+  }
+  record_bcast(decision, size, info.bytes, state->nodes());
+  return raise_outcome(call.comm, run_schedule(call, *program, *state, info, window));
 }
 
 // LEANCAST_CHECK on a rank whose own argument checks failed: it still takes part in the

@@ -1,6 +1,7 @@
 // Runs one rank's operations of a broadcast schedule over MPI point-to-point.
 //
-// Two executors, chosen by LEANCAST_EXECUTOR:
+// Two executors for messages, chosen by LEANCAST_EXECUTOR (and executor_shared.cpp for the
+// operations of shared-memory phases, which run after them):
 //  - dataflow (the default, executor_dataflow.cpp): a send starts as soon as the bytes it
 //    carries are held, receives are posted ahead in schedule order, a bounded number at a
 //    time (LEANCAST_WINDOW), sends beyond those of the earliest unfinished round are
@@ -81,6 +82,18 @@ struct Outcome {
 
 Outcome execute_dataflow(const Execution& execution);
 Outcome execute_rounds(const Execution& execution);
+
+class SharedWindow;
+
+// The operations of shared-memory phases (Program::shared), after the messages.
+struct SharedRun {
+  const Program* program = nullptr;
+  ByteBuffer* buffer = nullptr;
+  SharedWindow* window = nullptr;  // of the rank's group (shared_window.hpp)
+  int rank = 0;                    // in the private communicator
+  bool flagged = false;            // the messages before brought an error: pass it on
+};
+Outcome execute_shared(const SharedRun& run);
 
 // Largest single message; larger operations are cut into messages of this size.
 constexpr std::uint64_t kMaxMessage = std::uint64_t{1} << 30;

@@ -53,6 +53,7 @@ int find_nodes(MPI_Comm comm, int size, int rank, std::shared_ptr<const NodeMap>
 }  // namespace
 
 PrivateComm::~PrivateComm() {
+  for (Shared& shared : shared_) shared.window.reset();  // MPI_Win_free, collective like this
   MPI_Comm_free(&comm_);
   count_private_comm(false);
 }
@@ -67,11 +68,33 @@ std::shared_ptr<const Program> PrivateComm::program(const AlgorithmSpec& algorit
     }
   }
   auto made = std::make_shared<const Program>(
-      expand(make_schedule(algorithm, BcastShape{size_, root, bytes, nodes_}, rank_)),
+      make_schedule(algorithm, BcastShape{size_, root, bytes, nodes_}, rank_),
       broadcast_signature(algorithm, root, bytes));
   recent_.emplace_front(key, made);
   if (recent_.size() > kCachedPrograms) recent_.pop_back();
   return made;
+}
+
+int PrivateComm::shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out,
+                               std::string& why) {
+  Shared& shared = shared_[per_node ? 1 : 0];
+  if (shared.error != MPI_SUCCESS) {
+    why = shared.why;
+    return shared.error;
+  }
+  int rc = MPI_SUCCESS;
+  if (!shared.window) {
+    const int group = per_node && nodes_ ? (*nodes_)[rank_] : 0;
+    rc = SharedWindow::create(comm_, group, slot_bytes, shared.window, why);
+    if (rc == MPI_ERR_UNSUPPORTED_OPERATION) {
+      shared.error = rc;
+      shared.why = why;
+    }
+  } else {
+    rc = shared.window->reserve(slot_bytes);
+  }
+  out = shared.window.get();
+  return rc;
 }
 
 const Decision* PrivateComm::remembered(std::uint64_t bytes,

@@ -16,6 +16,7 @@
 #include <list>
 #include <memory>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "program.hpp"
 #include "select/decide.hpp"
 #include "select/online_tuner.hpp"
+#include "shared_window.hpp"
 
 namespace leancast::detail {
 
@@ -78,6 +80,12 @@ class PrivateComm {
     decisions_ = {};
   }
 
+  // The shared window shm broadcasts go through, with slots of at least `slot_bytes`: the
+  // whole communicator's (flat shm) or this rank's node's (node-aware:X/shm). Made (or
+  // grown) collectively by the first broadcast that needs it. MPI_ERR_UNSUPPORTED_OPERATION
+  // with `why` where those ranks do not share memory, on every rank alike, from then on.
+  int shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out, std::string& why);
+
   const Decision* remembered(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call) const;
   void remember(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call,
                 const Decision& decision);
@@ -104,6 +112,12 @@ class PrivateComm {
   std::size_t decisions_made_ = 0;  // the next slot is decisions_made_ % kRememberedDecisions
   std::unique_ptr<OnlineTuner> tuner_;
   std::optional<AlgorithmSpec> hint_;
+  struct Shared {
+    std::unique_ptr<SharedWindow> window;
+    int error = MPI_SUCCESS;  // why there is none, once found out
+    std::string why;
+  };
+  std::array<Shared, 2> shared_;  // [0] the communicator's, [1] the node's
 };
 
 // The private communicator of `user` (an intracommunicator), created collectively on

@@ -4,8 +4,14 @@
 
 namespace leancast::detail {
 
-Program::Program(std::vector<Operation> ops, int signature_)
-    : operations(std::move(ops)), signature(signature_) {
+Program::Program(const RankSchedule& schedule, int signature_) : signature(signature_) {
+  for (Operation& op : expand(schedule)) {
+    if (schedule.phases[op.phase].medium == Medium::shared_memory) {
+      shared.push_back(op);
+    } else {
+      operations.push_back(op);
+    }
+  }
   for (std::uint32_t i = 0; i < operations.size(); ++i) {
     const Operation& op = operations[i];
     if (op.direction == Direction::recv) {

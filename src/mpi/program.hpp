@@ -1,6 +1,7 @@
 // One rank's operations for one broadcast shape, with what the dataflow executor looks up
 // on every call worked out once: the receives in schedule order and the sends grouped by
-// peer, each group in schedule order. Cached per communicator (private_comm.hpp).
+// peer, each group in schedule order. Operations of shared-memory phases (shm) are kept
+// apart, for the shared-memory executor. Cached per communicator (private_comm.hpp).
 #pragma once
 
 #include <cstdint>
@@ -12,11 +13,14 @@
 namespace leancast::detail {
 
 struct Program {
-  Program(std::vector<Operation> ops, int signature);
+  Program(const RankSchedule& schedule, int signature);
 
-  std::vector<Operation> operations;  // by round, as expand() lists them
+  std::vector<Operation> operations;  // messages, by round, as expand() lists them
   std::vector<std::uint32_t> receives;  // indices into operations
   std::vector<std::pair<int, std::vector<std::uint32_t>>> sends_by_peer;  // peers ascending
+  // Through shared memory (executor_shared.cpp), by round; they come after the messages
+  // (node-aware: a leader receives from the other nodes, then copies into its node's window).
+  std::vector<Operation> shared;
   int signature = 0;  // broadcast_signature of the broadcast (broadcast_tag.hpp)
 };
 

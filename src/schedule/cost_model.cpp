@@ -92,7 +92,16 @@ double model_seconds(const AlgorithmSpec& algorithm, const BcastShape& shape,
   std::vector<std::pair<Key, std::uint32_t>> receives;  // (key, receiver's index of the receive)
   std::vector<std::uint32_t> receive_count(shape.procs, 0);
   for (int rank = 0; rank < shape.procs; ++rank) {
-    const std::vector<Operation> ops = expand(make_schedule(algorithm, shape, rank));
+    const RankSchedule schedule = make_schedule(algorithm, shape, rank);
+    // A shared-memory phase is copies, not messages: the alpha-beta model does not price
+    // them, and nothing it has not been held against a real node may rank them.
+    for (const Phase& phase : schedule.phases) {
+      if (phase.medium == Medium::shared_memory) {
+        throw std::invalid_argument("model_seconds: " + phase.name +
+                                    " moves through shared memory, which the model does not price");
+      }
+    }
+    const std::vector<Operation> ops = expand(schedule);
     Arrivals arrivals;
     std::unordered_map<int, std::uint32_t> sent, received;  // per peer
     for (const Operation& op : ops) {

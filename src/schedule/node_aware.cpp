@@ -76,7 +76,7 @@ void append(RankSchedule& out, const RankSchedule& part, const std::vector<int>&
             std::string_view prefix, std::uint32_t first_round) {
   const auto phase_base = static_cast<std::uint8_t>(out.phases.size());
   for (const Phase& phase : part.phases) {
-    out.phases.push_back(Phase{std::string(prefix) + ":" + phase.name, phase.layout});
+    out.phases.push_back(Phase{std::string(prefix) + ":" + phase.name, phase.layout, phase.medium});
   }
   for (Transfer t : part.transfers) {
     t.peer = ranks[t.peer];

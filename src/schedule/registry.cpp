@@ -33,6 +33,10 @@ constexpr std::uint64_t kMaxRadix = std::uint64_t{1} << 20;
 // circulant's block count: the pipelines' segment cap (kMaxSegments), so that a rank's
 // expanded program stays bounded (2^32 blocks took 0.18 s to plan 4 KB before this check).
 constexpr std::uint64_t kMaxBlocks = std::uint64_t{1} << 20;
+// shm's segment is a slot of its shared window (src/mpi/shared_window.hpp), which holds
+// kSharedSlots of them: 1 MiB keeps the window at a few MiB per node.
+constexpr std::uint64_t kDefaultShmSegmentBytes = 16 << 10;
+constexpr std::uint64_t kMaxShmSegmentBytes = std::uint64_t{1} << 20;
 
 struct Row {
   AlgorithmInfo info;
@@ -99,6 +103,10 @@ constexpr Row kRows[] = {
     {{Algorithm::circulant, "circulant", "", block_count, 0, 1, kMaxBlocks,
       "Traeff's round-optimal schedule of BLOCKS blocks on a circulant graph", true},
      LEANCAST_SCHEDULE(circulant_schedule)},
+    {{Algorithm::shm, "shm", "", segment_bytes, kDefaultShmSegmentBytes, 1, kMaxShmSegmentBytes,
+      "within one node: the root copies each segment into shared memory once, all copy out",
+      true},
+     LEANCAST_SCHEDULE(shm_schedule)},
     // Composes two schedules by its levels, not a parameter: make_schedule calls it.
     {{Algorithm::node_aware, "node-aware", "", levels, 0, 0, 0,
       "BETWEEN among one leader per node, then WITHIN each node (default auto/auto)", true}},
@@ -225,6 +233,9 @@ std::string check_spec(const AlgorithmSpec& spec) {
     return problem;
   }
   if (a.parameter != levels) return "";
+  if (spec.between_nodes.algorithm == Algorithm::shm) {
+    return "node-aware: shm works within a node; the level between nodes must move messages";
+  }
   if (std::string problem = check_level(spec.between_nodes); !problem.empty()) return problem;
   return check_level(spec.within_nodes);
 }
@@ -289,6 +300,11 @@ std::uint64_t default_parameter(Algorithm algorithm) {
 std::string parameter_problem(const AlgorithmSpec& spec) { return detail::check_spec(spec); }
 
 std::string_view to_string(Algorithm algorithm) { return row(algorithm).info.name; }
+
+bool uses_shared_memory(const AlgorithmSpec& spec) {
+  return spec.algorithm == Algorithm::shm ||
+         (spec.algorithm == Algorithm::node_aware && spec.within_nodes.algorithm == Algorithm::shm);
+}
 
 std::string to_string(const AlgorithmSpec& spec) {
   const AlgorithmInfo& a = row(spec.algorithm).info;

@@ -25,14 +25,15 @@ inline int world_rank() {
 
 // Every name a user may pass: auto, each concrete algorithm (default parameters), and one
 // other parameter for each algorithm that takes one (segments of 8 KiB make the 3 MiB
-// message a pipeline of 385 rounds), and node-aware pairs (one node unless the test runs
+// message a pipeline of 385 rounds; shm's 1000-byte slots cycle its window of 8 slots 393
+// times), and node-aware pairs (one node unless the test runs
 // with LEANCAST_RANKS_PER_NODE).
 inline std::vector<std::string> algorithm_names_under_test() {
   std::vector<std::string> names{"auto"};
   for (Algorithm a : concrete_algorithms()) names.emplace_back(to_string(a));
   for (const char* name : {"pipeline-chain:8K", "pipeline-binary-tree:100000", "knomial:3",
-                           "circulant:5", "node-aware:pipeline-chain:8K/binomial",
-                           "node-aware:binomial/circulant"}) {
+                           "circulant:5", "shm:1000", "node-aware:pipeline-chain:8K/binomial",
+                           "node-aware:binomial/circulant", "node-aware:binomial/shm:3K"}) {
     names.emplace_back(name);
   }
   return names;

@@ -97,6 +97,7 @@ TEST(CostModel, NoAlgorithmBeatsTheLowerBound) {
         const BcastShape shape{procs, procs / 3, bytes};
         const double bound = lower_bound_seconds(shape, model);
         for (const AlgorithmSpec& spec : specs) {
+          if (uses_shared_memory(spec)) continue;  // not priced (SharedMemoryIsNotPriced)
           EXPECT_GE(model_seconds(spec, shape, model), bound * (1 - 1e-12))
               << to_string(spec) << " P=" << procs << " bytes=" << bytes;
         }
@@ -112,7 +113,9 @@ TEST(CostModel, NodeAwarePairsPlayToTheEnd) {
   const CostModel two_levels{
       .alpha = 1e-6, .beta = 1e-10, .ranks_per_node = 4, .alpha_inter = 3e-6, .beta_inter = 2e-10};
   for (const AlgorithmSpec& between : flat) {
+    if (between.algorithm == Algorithm::shm) continue;  // within nodes only
     for (const AlgorithmSpec& within : flat) {
+      if (within.algorithm == Algorithm::shm) continue;  // not priced
       for (int procs : {8, 19}) {
         const BcastShape shape{procs, procs / 2, 1 << 20, block_nodes(procs, 4)};
         const AlgorithmSpec spec = AlgorithmSpec::node_aware(between, within);
@@ -121,6 +124,18 @@ TEST(CostModel, NodeAwarePairsPlayToTheEnd) {
       }
     }
   }
+}
+
+// shm's copies through shared memory are not messages: the model refuses to price them
+// rather than price them as the P - 1 messages its transfers list (only a real measurement
+// puts shm into auto's table).
+TEST(CostModel, SharedMemoryIsNotPriced) {
+  const BcastShape shape{4, 0, 1 << 20, block_nodes(4, 2)};
+  EXPECT_THROW(model_seconds(Algorithm::shm, shape, kModel), std::invalid_argument);
+  const AlgorithmSpec within = AlgorithmSpec::node_aware(Algorithm::binomial, Algorithm::shm);
+  EXPECT_TRUE(uses_shared_memory(within));
+  EXPECT_THROW(model_seconds(within, shape, kModel), std::invalid_argument);
+  EXPECT_FALSE(uses_shared_memory(AlgorithmSpec::node_aware(Algorithm::binomial, Algorithm::linear)));
 }
 
 }  // namespace

@@ -47,7 +47,22 @@ def every_algorithm(sim):
     plan = os.path.join(os.path.dirname(os.path.abspath(sim)), "leancast-plan")
     listed = subprocess.run([plan, "--list-algorithms"], capture_output=True, text=True,
                             check=True, timeout=60)
-    return listed.stdout.split() + WITH_PARAMETERS
+    # shm is not simulated: check_shm tests that it says so.
+    return [a for a in listed.stdout.split() if a != "shm"] + WITH_PARAMETERS
+
+
+def check_shm(sim, bcast_check):
+    """shm is not simulated (SMPI would neither time its copies nor switch to the rank a
+    waiting rank spins for): an explicit shm is refused with a message naming the cause,
+    and auto, were its table to choose shm, would fall back to SMPI's MPI_Bcast."""
+    done = subprocess.run([sim, "--platform", "hornet", "--procs", "4", "--node-hosts",
+                           "--run", bcast_check, "1000", "shm"],
+                          capture_output=True, text=True, timeout=300)
+    expected = "shm: not under SMPI"
+    if done.returncode == 0 or expected not in done.stdout + done.stderr:
+        sys.exit(f"FAILED: shm under SMPI: expected an error with '{expected}':\n"
+                 f"{done.stdout}{done.stderr}")
+    print("shm under SMPI: refused, naming the cause")
 
 
 def check_data(sim, bcast_check, procs, size, layout=()):
@@ -145,6 +160,7 @@ def main(sim, bcast_check):
         for size in (1000003, procs - 7):
             check_data(sim, bcast_check, procs, size)
     check_data(sim, bcast_check, 33, 1000003, ("--node-hosts",))
+    check_shm(sim, bcast_check)
     check_nodes(sim, bcast_check, (), "on 3 node(s), up to 24 ranks each")
     check_nodes(sim, bcast_check, ("--core-hosts",), "on 3 node(s), up to 24 ranks each")
     check_nodes(sim, bcast_check, ("--node-hosts",), "on 3 node(s), up to 24 ranks each")

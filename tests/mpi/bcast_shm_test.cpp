@@ -1,0 +1,171 @@
+// shm, the broadcast through a shared-memory window (src/mpi/executor_shared.cpp): every
+// byte at every rank for sizes around its slot boundaries and far beyond its window, any
+// root, many communicators made and freed (their windows with them), user point-to-point
+// traffic and other algorithms' broadcasts interleaved, node-aware:X/shm (run with
+// LEANCAST_RANKS_PER_NODE), and a rank that disagrees on the count.
+#include <gtest/gtest.h>
+
+#include <leancast/leancast.h>
+#include <leancast/leancast.hpp>
+
+#include "mpi/shared_window.hpp"
+#include "stderr_capture.hpp"
+#include "test_support.hpp"
+
+namespace leancast::test {
+namespace {
+
+constexpr std::uint64_t kGuard = 64;
+constexpr unsigned char kUnset = 0xEE;
+
+// Broadcasts `bytes` from `root` with `algorithm` on `comm` and counts the wrong bytes
+// (guard bytes past the count included) on this rank.
+std::uint64_t wrong_bytes(MPI_Comm comm, const std::string& algorithm, std::uint64_t bytes,
+                          int root, std::uint64_t seed, int* rc = nullptr) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::vector<unsigned char> buf(bytes + kGuard, kUnset);
+  if (rank == root) {
+    for (std::uint64_t i = 0; i < bytes; ++i) buf[i] = pattern(seed, i);
+  }
+  const int code =
+      LC_Bcast_with(buf.data(), static_cast<int>(bytes), MPI_BYTE, root, comm, algorithm.c_str());
+  if (rc != nullptr) *rc = code;
+  std::uint64_t wrong = code == MPI_SUCCESS ? 0 : 1;
+  for (std::uint64_t i = 0; i < bytes; ++i) wrong += buf[i] != pattern(seed, i);
+  for (std::uint64_t i = bytes; i < bytes + kGuard; ++i) wrong += buf[i] != kUnset;
+  return wrong;
+}
+
+// Slots are the segment size rounded up to a power of two from 4 KiB, 8 of them: sizes one
+// below, at and above a segment, a window, and many windows.
+TEST(Shm, SizesAroundSlotAndWindowBoundaries) {
+  const int procs = world_size();
+  std::uint64_t seed = 1000;
+  for (std::uint64_t segment : {std::uint64_t{4096}, std::uint64_t{16384}, std::uint64_t{5000}}) {
+    const std::string name = "shm:" + std::to_string(segment);
+    for (std::uint64_t bytes : {std::uint64_t{1}, segment - 1, segment, segment + 1,
+                                8 * segment - 1, 8 * segment, 8 * segment + 1, 37 * segment + 5}) {
+      for (int root : roots_under_test(procs)) {
+        EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, name, bytes, root, ++seed), 0u)
+            << name << " bytes=" << bytes << " root=" << root << " rank=" << world_rank();
+      }
+    }
+  }
+}
+
+// 6 MiB through a window of 8 slots of 4 KiB: 1536 segments, each slot reused 192 times,
+// then the same with 1 MiB slots (the largest).
+TEST(Shm, FarBeyondTheWindow) {
+  const int procs = world_size();
+  for (const char* name : {"shm:4K", "shm:1M"}) {
+    EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, name, (6u << 20) + 3, procs - 1, 7), 0u) << name;
+    EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, name, 3u << 20, 0, 8), 0u) << name;
+  }
+}
+
+// Windows live with their communicators: 40 made and freed leave none behind, and each
+// delivers (its own window, counting its own segments from 0).
+TEST(Shm, ManyCommunicatorsLeaveNoWindowBehind) {
+  const std::size_t before = detail::shared_windows_alive();
+  for (int i = 0; i < 40; ++i) {
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    EXPECT_EQ(wrong_bytes(comm, "shm", 20000 + i, i % world_size(), 100 + i), 0u) << i;
+    if (world_size() > 1) EXPECT_EQ(detail::shared_windows_alive(), before + 1);
+    MPI_Comm_free(&comm);
+    EXPECT_EQ(detail::shared_windows_alive(), before) << i;
+  }
+  // A split communicator's halves each get a window of their own.
+  MPI_Comm half = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank() % 2, 0, &half);
+  int half_size = 0;
+  MPI_Comm_size(half, &half_size);
+  EXPECT_EQ(wrong_bytes(half, "shm", 70001, half_size - 1, 9), 0u);
+  MPI_Comm_free(&half);
+  EXPECT_EQ(detail::shared_windows_alive(), before);
+}
+
+// A user receive with MPI_ANY_SOURCE and MPI_ANY_TAG, posted on the user's communicator
+// before the broadcasts, takes the user's message, never broadcast data; shm broadcasts
+// between other algorithms' broadcasts on the same communicator all deliver.
+TEST(Shm, InterleavedWithUserTrafficAndOtherBroadcasts) {
+  const int procs = world_size(), rank = world_rank();
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  int received = -1;
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Irecv(&received, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &request);
+  const char* algorithms[] = {"shm", "binomial", "shm:4K", "pipeline-chain:8K", "shm",
+                              "node-aware:binomial/shm", "scatter-ring-tuned", "shm:1K"};
+  std::uint64_t seed = 500;
+  for (int round = 0; round < 3; ++round) {
+    for (const char* name : algorithms) {
+      const std::uint64_t bytes = 1 + (seed * 7919) % 200000;
+      EXPECT_EQ(wrong_bytes(comm, name, bytes, static_cast<int>(seed % procs), seed), 0u) << name;
+      ++seed;
+    }
+  }
+  const int mine = 4242 + rank;
+  MPI_Send(&mine, 1, MPI_INT, (rank + 1) % procs, 77, comm);
+  MPI_Status status;
+  MPI_Wait(&request, &status);
+  EXPECT_EQ(received, 4242 + (rank + procs - 1) % procs);
+  EXPECT_EQ(status.MPI_TAG, 77);
+  MPI_Comm_free(&comm);
+}
+
+// Derived datatypes: packed once at the root, piece by piece as segments need them, and
+// unpacked into a strided layout at the receivers.
+TEST(Shm, StridedDatatype) {
+  const int rank = world_rank();
+  MPI_Datatype every_other = MPI_DATATYPE_NULL;
+  MPI_Type_vector(30000, 1, 2, MPI_INT, &every_other);
+  MPI_Type_commit(&every_other);
+  std::vector<int> data(60000, -1);
+  for (int i = 0; i < 30000; ++i) {
+    if (rank == 1 % world_size()) data[2 * i] = i * 3 + 1;
+  }
+  ASSERT_EQ(LC_Bcast_with(data.data(), 1, every_other, 1 % world_size(), MPI_COMM_WORLD, "shm:4K"),
+            MPI_SUCCESS);
+  int wrong = 0;
+  for (int i = 0; i < 30000; ++i) wrong += data[2 * i] != i * 3 + 1 || data[2 * i + 1] != -1;
+  EXPECT_EQ(wrong, 0);
+  MPI_Type_free(&every_other);
+}
+
+// An erroneous program: the last rank expects 100 bytes more than the root sends, in one
+// segment. It reads a segment of another broadcast's signature and length, returns an
+// error that says so, and takes no byte; the others deliver; a correct broadcast follows.
+TEST(Shm, ARankThatDisagreesOnTheCountGetsAnError) {
+  const int procs = world_size(), rank = world_rank();
+  if (procs < 2) GTEST_SKIP() << "needs two ranks";
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  const std::uint64_t bytes = rank == procs - 1 ? 1100 : 1000;
+  int rc = MPI_SUCCESS;
+  std::uint64_t wrong = 0;
+  // The message is the error code's string, or on stderr where the library cannot carry it
+  // (MPICH 4.0 for this class).
+  const std::string printed =
+      capture_stderr([&] { wrong = wrong_bytes(comm, "shm", bytes, 0, 31, &rc); });
+  if (rank == procs - 1) {
+    int error_class = MPI_SUCCESS;
+    MPI_Error_class(rc, &error_class);
+    EXPECT_EQ(error_class, MPI_ERR_TRUNCATE);
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(rc, text, &length);
+    const std::string message = std::string(text, length) + printed;
+    EXPECT_NE(message.find("another broadcast"), std::string::npos) << message;
+  } else {
+    EXPECT_EQ(rc, MPI_SUCCESS);
+    EXPECT_EQ(wrong, 0u);
+  }
+  EXPECT_EQ(wrong_bytes(comm, "shm", 5000, procs - 1, 32), 0u);
+  MPI_Comm_free(&comm);
+}
+
+}  // namespace
+}  // namespace leancast::test
