@@ -31,3 +31,19 @@ function(leancast_add_mpi_test)
     TIMEOUT ${ARG_TIMEOUT}
     PROCESSORS 2)
 endfunction()
+
+# leancast_add_node_tests(NAME <prefix> CASES <procs:per_node>... TIMEOUT <s> COMMAND <...>):
+# one test <prefix>.P<procs> per case, its ranks grouped into nodes of per_node ranks
+# (LEANCAST_RANKS_PER_NODE), so that node-aware broadcasts see several nodes on one machine.
+function(leancast_add_node_tests)
+  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "CASES;COMMAND" ${ARGN})
+  foreach(case IN LISTS ARG_CASES)
+    string(REPLACE ":" ";" case "${case}")
+    list(GET case 0 procs)
+    list(GET case 1 per_node)
+    leancast_add_mpi_test(NAME ${ARG_NAME}.P${procs} PROCS ${procs} TIMEOUT ${ARG_TIMEOUT}
+                          COMMAND ${ARG_COMMAND})
+    set_tests_properties(${ARG_NAME}.P${procs} PROPERTIES
+      ENVIRONMENT "${LEANCAST_TEST_ENVIRONMENT};LEANCAST_RANKS_PER_NODE=${per_node}")
+  endforeach()
+endfunction()

@@ -148,12 +148,24 @@ bool override_tuning(std::string_view mode) {
   return true;
 }
 
+// The tuner's settings: the process's, without shm under SMPI (it does not run there).
+static const TuneSettings& tune_settings() {
+  static const TuneSettings settings = [] {
+    TuneSettings tune = process_settings().tune;
+#ifdef LEANCAST_SMPI
+    tune.shared_memory = false;
+#endif
+    return tune;
+  }();
+  return settings;
+}
+
 TuneStep tune_step(PrivateComm& state, std::uint64_t bytes) {
-  return state.tuner(process_settings().tune).next(state.size(), bytes, state.nodes());
+  return state.tuner(tune_settings()).next(state.size(), bytes, state.nodes());
 }
 
 void tune_record(PrivateComm& state, const TuneStep& step, double seconds) {
-  OnlineTuner& tuner = state.tuner(process_settings().tune);
+  OnlineTuner& tuner = state.tuner(tune_settings());
   if (!tuner.record(step, seconds)) return;
   const std::vector<double> mine = tuner.medians(step.size_class);
   std::vector<double> slowest(mine.size(), 0.0);

@@ -34,8 +34,10 @@ constexpr std::uint64_t kMaxRadix = std::uint64_t{1} << 20;
 // expanded program stays bounded (2^32 blocks took 0.18 s to plan 4 KB before this check).
 constexpr std::uint64_t kMaxBlocks = std::uint64_t{1} << 20;
 // shm's segment is a slot of its shared window (src/mpi/shared_window.hpp), which holds
-// kSharedSlots of them: 1 MiB keeps the window at a few MiB per node.
-constexpr std::uint64_t kDefaultShmSegmentBytes = 16 << 10;
+// kSharedSlots of them: 1 MiB keeps the window at a few MiB per node. 64 KiB measured best
+// from 1 MiB on at P = 2 and 4 here (docs/algorithms.md#shm-new); below, one slot is one
+// segment whatever its size.
+constexpr std::uint64_t kDefaultShmSegmentBytes = 64 << 10;
 constexpr std::uint64_t kMaxShmSegmentBytes = std::uint64_t{1} << 20;
 
 struct Row {

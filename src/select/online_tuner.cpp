@@ -118,6 +118,11 @@ std::vector<AlgorithmSpec> tune_candidates(const TuneSettings& settings, const B
   if (list.size() < limit) {
     add_once(list, resolve_automatic(Algorithm::automatic, shape));
   }
+  // The model does not price shm's copies, so it cannot rank it: on one node it is tried.
+  if (list.size() < limit && settings.shared_memory && shape.procs > 1 &&
+      node_counts(shape).nodes == 1) {
+    add_once(list, Algorithm::shm);
+  }
   if (list.size() < limit) {
     for (const AlgorithmSpec& candidate : model_ranking(shape)) {
       if (list.size() >= limit) break;

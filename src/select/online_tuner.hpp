@@ -26,6 +26,9 @@ struct TuneSettings {
   int trials = 8;      // LEANCAST_TUNE_TRIALS: timed calls per candidate
   int candidates = 4;  // LEANCAST_TUNE_CANDIDATES=N: at most this many, mpi included
   std::vector<AlgorithmSpec> list;  // LEANCAST_TUNE_CANDIDATES=a,b,...: exactly these (and mpi)
+  // shm may be a candidate where every rank is on one node (not under SMPI, which does not
+  // run it).
+  bool shared_memory = true;
 };
 
 // A leancast candidate must beat the library's broadcast by more than this fraction. On

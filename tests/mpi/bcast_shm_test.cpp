@@ -72,7 +72,9 @@ TEST(Shm, ManyCommunicatorsLeaveNoWindowBehind) {
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     EXPECT_EQ(wrong_bytes(comm, "shm", 20000 + i, i % world_size(), 100 + i), 0u) << i;
-    if (world_size() > 1) EXPECT_EQ(detail::shared_windows_alive(), before + 1);
+    if (world_size() > 1) {
+      EXPECT_EQ(detail::shared_windows_alive(), before + 1);
+    }
     MPI_Comm_free(&comm);
     EXPECT_EQ(detail::shared_windows_alive(), before) << i;
   }

@@ -100,7 +100,7 @@ class PlanCli(unittest.TestCase):
         # or (shm: copies through shared memory, not messages) listed as not modelled.
         listed = run("--list-algorithms").stdout.split()
         self.assertEqual(len(names) + len(report["not_modelled"]), len(listed) - 2)
-        self.assertEqual(report["not_modelled"], ["shm:16K"])
+        self.assertEqual(report["not_modelled"], ["shm:64K"])
         self.assertIn("pipeline-chain:64K", names)
         self.assertIn("circulant", names)
         times = [a["model_seconds"] for a in report["algorithms"]]

@@ -2,6 +2,7 @@
 // its settings, and the tune file (reading, refusing, writing, and deciding by it).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -70,6 +71,21 @@ TEST(OnlineTuning, ListedCandidatesAreExactlyThoseAndMpi) {
   settings.list.clear();
   settings.candidates = 1;
   EXPECT_EQ(tune_candidates(settings, {5, 0, 4096}), (std::vector<AlgorithmSpec>{Algorithm::mpi}));
+}
+
+// shm, which the model cannot rank, is tried on one node (after auto's choice) and not
+// where the ranks span nodes, nor where the settings leave it out (SMPI).
+TEST(OnlineTuning, ShmIsACandidateOnOneNode) {
+  TuneSettings settings;
+  const auto has_shm = [&](const BcastShape& shape) {
+    const auto list = tune_candidates(settings, shape);
+    return std::find(list.begin(), list.end(), AlgorithmSpec(Algorithm::shm)) != list.end();
+  };
+  EXPECT_TRUE(has_shm({8, 0, 4096}));
+  EXPECT_TRUE(has_shm({2, 1, 1 << 20}));
+  EXPECT_FALSE(has_shm({8, 0, 4096, block_nodes(8, 4)}));
+  settings.shared_memory = false;
+  EXPECT_FALSE(has_shm({8, 0, 4096}));
 }
 
 TEST(OnlineTuning, NodeAwarePairsOnlyWhereRanksSpanNodes) {
