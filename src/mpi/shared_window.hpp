@@ -27,8 +27,9 @@
 
 namespace leancast::detail {
 
-// Slots in a window: measured (docs/algorithms.md#shm); 8 keep a writer that is ahead by a
-// few segments from waiting, and the window at 8 segments.
+// Slots in a window: 8 let a writer run a few segments ahead of its slowest reader while the
+// window stays at 8 segments (MPICH's release_gather uses 4 cells, of 32 KiB by default).
+// Not varied in the measurements yet; the slot size was (docs/algorithms.md#shm-new).
 constexpr std::uint64_t kSharedSlots = 8;
 
 struct alignas(64) SlotHeader {
