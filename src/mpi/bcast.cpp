@@ -1,7 +1,6 @@
 #include "bcast.hpp"
 
 #include <atomic>
-#include <algorithm>
 #include <climits>
 #include <new>
 
@@ -138,13 +137,6 @@ Outcome run_schedule(const BcastCall& call, const Program& program, PrivateComm&
   return outcome;
 }
 
-// The largest segment `program` copies through shared memory (0: none).
-std::uint64_t largest_shared_segment(const Program& program) {
-  std::uint64_t largest = 0;
-  for (const Operation& op : program.shared) largest = std::max(largest, op.bytes.length);
-  return largest;
-}
-
 // Whether auto (or a node-aware level left to it) chose the decision's algorithm: then a
 // shared window that cannot be had means the library's broadcast, not an error.
 bool chosen_by_auto(const Decision& decision) {
@@ -174,7 +166,7 @@ int run_decision(const BcastCall& call, const Decision& decision, PrivateComm* s
   if (uses_shared_memory(decision.algorithm)) {
     std::string why;
     const bool per_node = decision.algorithm.algorithm == Algorithm::node_aware;
-    const int rc = state->shared_window(per_node, largest_shared_segment(*program), window, why);
+    const int rc = state->shared_window(per_node, program->largest_shared, window, why);
     if (rc == MPI_ERR_UNSUPPORTED_OPERATION && chosen_by_auto(decision)) {
       return run_decision(call, {Algorithm::mpi, decision.named, "auto (no shared memory for shm)"},
                           state, size, info);

@@ -2,8 +2,7 @@
 // algorithm, and node-aware's within-node level when it is shm), through a SharedWindow.
 //
 //  - The writer (the rank whose operations send) copies each segment into its slot once,
-//    whatever the number of readers: its sends to one peer list the segments in order,
-//    and its sends to every other peer list the same ones (the schedule says so).
+//    whatever the number of readers (Program keeps one send per segment).
 //    Before it reuses a slot it waits until every member has done the segment that was
 //    there. It packs a non-contiguous buffer's piece (ByteBuffer::prepare) just before it
 //    copies it, so the root packs once and overlaps packing with the readers' copies.
@@ -30,12 +29,9 @@ namespace {
 
 Outcome write_segments(const SharedRun& run, std::uint64_t first_segment) {
   SharedWindow& window = *run.window;
-  const std::vector<Operation>& ops = run.program->shared;
-  const int first_peer = ops.front().peer;
   std::uint64_t segment = first_segment;
   Outcome outcome;
-  for (const Operation& op : ops) {
-    if (op.peer != first_peer) continue;
+  for (const Operation& op : run.program->shared) {
     if (segment >= kSharedSlots) {
       const std::uint64_t needed = segment - kSharedSlots + 1;
       for (int m = 0; m < window.members(); ++m) {
@@ -69,8 +65,8 @@ Outcome read_segments(const SharedRun& run, std::uint64_t first_segment) {
     if (outcome.code == MPI_SUCCESS) outcome = {code, std::move(message)};
   };
   for (const Operation& op : run.program->shared) {
-    const SlotHeader& header = window.header(segment);
-    std::atomic_ref<std::uint64_t> published(const_cast<std::uint64_t&>(header.published));
+    SlotHeader& header = window.header(segment);
+    std::atomic_ref<std::uint64_t> published(header.published);
     wait_until([&] { return published.load(std::memory_order_acquire) >= segment + 1; });
     const int writer = window.member_of(op.peer);
     if (header.signature != static_cast<std::uint64_t>(run.program->signature) ||

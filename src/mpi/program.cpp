@@ -6,10 +6,11 @@ namespace leancast::detail {
 
 Program::Program(const RankSchedule& schedule, int signature_) : signature(signature_) {
   for (Operation& op : expand(schedule)) {
-    if (schedule.phases[op.phase].medium == Medium::shared_memory) {
-      shared.push_back(op);
-    } else {
+    if (schedule.phases[op.phase].medium != Medium::shared_memory) {
       operations.push_back(op);
+    } else if (op.direction == Direction::recv || shared.empty() || op.peer == shared.front().peer) {
+      shared.push_back(op);
+      largest_shared = std::max(largest_shared, op.bytes.length);
     }
   }
   for (std::uint32_t i = 0; i < operations.size(); ++i) {

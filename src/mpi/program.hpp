@@ -18,9 +18,12 @@ struct Program {
   std::vector<Operation> operations;  // messages, by round, as expand() lists them
   std::vector<std::uint32_t> receives;  // indices into operations
   std::vector<std::pair<int, std::vector<std::uint32_t>>> sends_by_peer;  // peers ascending
-  // Through shared memory (executor_shared.cpp), by round; they come after the messages
-  // (node-aware: a leader receives from the other nodes, then copies into its node's window).
+  // Through shared memory (executor_shared.cpp), by round, one per segment: a writer's sends
+  // of a segment to its several readers are one copy into the window, so only those to its
+  // first reader are kept. They run after the messages (node-aware: a leader receives from
+  // the other nodes, then copies into its node's window).
   std::vector<Operation> shared;
+  std::uint64_t largest_shared = 0;  // bytes of the largest of them: the slot they need
   int signature = 0;  // broadcast_signature of the broadcast (broadcast_tag.hpp)
 };
 

@@ -96,26 +96,14 @@ int SharedWindow::create(MPI_Comm comm, int group, std::uint64_t slot_bytes,
     MPI_Comm_size(shared, &shared_size);
     MPI_Comm_free(&shared);
   }
-  int local[2] = {shared_size == size ? 1 : 0, size / std::max(shared_size, 1)};
-  int all[2] = {0, 0};
-  int worst[2] = {0, 0};
-  if (rc == MPI_SUCCESS) {
-    const int flags[2] = {local[0], -local[1]};
-    rc = MPI_Allreduce(flags, all, 2, MPI_INT, MPI_MIN, comm);
-    worst[0] = all[0];
-    worst[1] = -all[1];
-  }
-  if (rc != MPI_SUCCESS) {
-    MPI_Comm_free(&members);
-    return rc;
-  }
-  if (worst[0] == 0) {
-    MPI_Comm_free(&members);
-    why = fmt::format(
-        "shm: ranks that broadcast through one shared window are on {} or more nodes "
-        "(MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) splits them); shm works within one node, "
-        "node-aware:BETWEEN/shm across nodes",
-        std::max(worst[1], 2));
+  int shares = shared_size == size ? 1 : 0;
+  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, &shares, 1, MPI_INT, MPI_MIN, comm);
+  if (rc != MPI_SUCCESS || !shares) MPI_Comm_free(&members);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!shares) {
+    why = "shm: ranks that would broadcast through one shared window do not share memory "
+          "(MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) puts them on several nodes); shm works "
+          "within one node, node-aware:BETWEEN/shm across nodes";
     return MPI_ERR_UNSUPPORTED_OPERATION;
   }
   std::vector<int> ranks(static_cast<std::size_t>(size));
