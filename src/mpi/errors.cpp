@@ -83,6 +83,13 @@ int problem_code(Problem problem) {
   return codes[static_cast<std::size_t>(problem)];
 }
 
+std::string error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) return "code " + std::to_string(code);
+  return std::string(text, static_cast<std::size_t>(length));
+}
+
 int raise_message(MPI_Comm comm, int code, const std::string& message) {
   if (code == MPI_SUCCESS || message.empty()) return raise_code(comm, code);
   int error_class = MPI_ERR_OTHER;

@@ -29,6 +29,9 @@ int raise_problem(MPI_Comm comm, Problem problem);
 // The code raise_problem raises for `problem`, without raising it.
 int problem_code(Problem problem);
 
+// MPI_Error_string of `code` ("code N" where MPI has none), for messages that quote it.
+std::string error_text(int code);
+
 // Raises an error code that came back from an MPI call on `comm` and returns it.
 int raise_code(MPI_Comm comm, int code);
 

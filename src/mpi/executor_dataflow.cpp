@@ -40,6 +40,7 @@
 #include <fmt/format.h>
 
 #include "broadcast_tag.hpp"
+#include "errors.hpp"
 #include "executor.hpp"
 #include "schedule/held_bytes.hpp"
 
@@ -51,12 +52,6 @@ namespace {
 constexpr int kDefaultWindow = 4;
 constexpr int kDefaultSendWindow = 4;
 
-std::string error_text(int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) return fmt::format("code {}", code);
-  return std::string(text, static_cast<std::size_t>(length));
-}
 
 int class_of(int code) {
   int error_class = MPI_ERR_OTHER;

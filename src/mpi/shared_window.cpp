@@ -7,7 +7,7 @@
 #include <cstring>
 #include <mutex>
 
-#include <fmt/format.h>
+#include "errors.hpp"
 
 namespace leancast::detail {
 
@@ -55,6 +55,7 @@ void untrack(SharedWindow* window) {
   std::lock_guard lock(live_mutex);
   std::erase(live, window);
 }
+
 
 }  // namespace
 
@@ -112,7 +113,19 @@ int SharedWindow::create(MPI_Comm comm, int group, std::uint64_t slot_bytes,
   if (rc != MPI_SUCCESS) return rc;
   window->members_ = size;
   MPI_Comm_rank(members, &window->member_);
-  if (rc = window->allocate(slot_bytes); rc != MPI_SUCCESS) return rc;
+  // Every rank of the communicator learns whether every group got its window, so that
+  // where auto chose shm all of them fall back to the library's broadcast together.
+  const int allocated = window->allocate(slot_bytes);
+  int everywhere = allocated == MPI_SUCCESS ? 1 : 0;
+  if (rc = MPI_Allreduce(MPI_IN_PLACE, &everywhere, 1, MPI_INT, MPI_MIN, comm); rc != MPI_SUCCESS) {
+    return rc;
+  }
+  if (!everywhere) {
+    why = allocated == MPI_SUCCESS
+              ? "shm: MPI_Win_allocate_shared failed for other ranks' shared window"
+              : "shm: MPI_Win_allocate_shared failed: " + error_text(allocated);
+    return MPI_ERR_UNSUPPORTED_OPERATION;  // the window, if made, goes with `window`
+  }
   out = std::move(window);
   return MPI_SUCCESS;
 }
