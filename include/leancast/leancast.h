@@ -28,6 +28,27 @@ int LC_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
 int LC_Bcast_with(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                   const char *algorithm);
 
+/* Nonblocking broadcast (MPI_Ibcast's semantics): starts the broadcast and sets *request,
+ * which MPI_Wait, MPI_Test and their -all, -any, -some forms complete. Broadcasts on one
+ * communicator complete in the order they were started. Progress: inside leancast's calls
+ * (broadcasts and those completion calls, which poll every outstanding broadcast), or all
+ * the time with LEANCAST_PROGRESS_THREAD=1 under MPI_THREAD_MULTIPLE. MPI_Request_free and
+ * MPI_Cancel on its request are MPI_ERR_REQUEST errors, as MPI forbids them. */
+int LC_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+              MPI_Request *request);
+
+/* The same with a named algorithm, as LC_Bcast_with. */
+int LC_Ibcast_with(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                   const char *algorithm, MPI_Request *request);
+
+/* Persistent broadcast (MPI_Bcast_init's semantics): plans the broadcast once; each
+ * MPI_Start (MPI_Startall) runs it with the buffer's content at that time, completed like
+ * LC_Ibcast's. The info key leancast_bcast_algorithm names its algorithm (MPI_INFO_NULL:
+ * the settings decide). MPI_Request_free releases it when inactive; starting or freeing it
+ * while active is an MPI_ERR_REQUEST error. */
+int LC_Bcast_init(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                  MPI_Info info, MPI_Request *request);
+
 #ifdef __cplusplus
 }
 #endif

@@ -28,6 +28,16 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, Algo
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
           const AlgorithmSpec& algorithm);
 
+// Nonblocking and persistent broadcasts, as LC_Ibcast and LC_Bcast_init (leancast.h): the
+// request completes with MPI_Wait and its family; `algorithm` overrides the environment.
+int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request);
+int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+           const AlgorithmSpec& algorithm, MPI_Request* request);
+int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+               MPI_Request* request);
+int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+               const AlgorithmSpec& algorithm, MPI_Request* request);
+
 // Where the ranks of the intracommunicator `comm` run, as leancast's node-aware broadcast
 // and auto see it: node_of[rank], from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) or
 // LEANCAST_RANKS_PER_NODE. Collective the first time per communicator (it sets up the

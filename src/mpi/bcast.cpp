@@ -11,10 +11,12 @@
 #include "comm_hint.hpp"
 #include "errors.hpp"
 #include "executor.hpp"
+#include "nonblocking.hpp"
 #include "online_tuning.hpp"
 #include "pass_through.hpp"
 #include "private_comm.hpp"
 #include "process_settings.hpp"
+#include "requests.hpp"
 #include "usage_log.hpp"
 
 namespace leancast::detail {
@@ -56,7 +58,19 @@ std::optional<Problem> check_arguments(const BcastCall& call, int size) {
 // Intercommunicators have their own root semantics (MPI_ROOT, MPI_PROC_NULL): MPI's own.
 // Their sizes are only counted for the verbose summary; ranks passing MPI_PROC_NULL move
 // no data, and MPI ignores their datatype, so it is not looked at.
-int pass_intercommunicator(const BcastCall& call) {
+int pass_nonblocking(const BcastCall& call, const NonblockingCall& nonblocking) {
+  if (nonblocking.persistent) return make_persistent(call, nullptr, nonblocking.request);
+  return pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root, call.comm,
+                                 nonblocking.request);
+}
+
+// The library's broadcast, blocking or not.
+int pass(const BcastCall& call, const NonblockingCall* nonblocking) {
+  if (nonblocking != nullptr) return pass_nonblocking(call, *nonblocking);
+  return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
+}
+
+int pass_intercommunicator(const BcastCall& call, const NonblockingCall* nonblocking) {
   TypeInfo info;
   if (call.root == MPI_PROC_NULL || call.type == MPI_DATATYPE_NULL || call.count < 0 ||
       describe_type(call.count, call.type, info) != MPI_SUCCESS) {
@@ -65,7 +79,7 @@ int pass_intercommunicator(const BcastCall& call) {
   int size = 0;
   MPI_Comm_size(call.comm, &size);
   record_bcast({Algorithm::mpi, Algorithm::mpi, "intercommunicator"}, size, info.bytes);
-  return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
+  return pass(call, nonblocking);
 }
 
 // What runs, decided from the call, the communicator's info hint and the settings; the node
@@ -152,28 +166,39 @@ int raise_outcome(MPI_Comm comm, const Outcome& outcome) {
 // Runs what was decided: the library's broadcast, or a schedule (state is set where one
 // moves data).
 int run_decision(const BcastCall& call, const Decision& decision, PrivateComm* state, int size,
-                 const TypeInfo& info) {
+                 const TypeInfo& info, const NonblockingCall* nonblocking) {
   if (decision.algorithm.algorithm == Algorithm::mpi) {
     record_bcast(decision, size, info.bytes);
-    return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
+    return pass(call, nonblocking);
   }
   if (info.bytes == 0 || size <= 1) {
     record_bcast(decision, size, info.bytes, state != nullptr ? state->nodes() : nullptr);
-    return MPI_SUCCESS;
+    // Nothing moves; a request still has to complete (the library's broadcast of nothing).
+    return nonblocking != nullptr ? pass_nonblocking(call, *nonblocking) : MPI_SUCCESS;
   }
   const auto program = state->program(decision.algorithm, call.root, info.bytes);
   SharedWindow* window = nullptr;
   if (uses_shared_memory(decision.algorithm)) {
     std::string why;
     const bool per_node = decision.algorithm.algorithm == Algorithm::node_aware;
+    // Making or growing the window communicates on the private communicator: after the
+    // broadcasts still running there.
+    if (!state->shared_window_known(per_node, program->largest_shared)) complete_outstanding(state);
     const int rc = state->shared_window(per_node, program->largest_shared, window, why);
     if (rc == MPI_ERR_UNSUPPORTED_OPERATION && chosen_by_auto(decision)) {
       return run_decision(call, {Algorithm::mpi, decision.named, "auto (no shared memory for shm)"},
-                          state, size, info);
+                          state, size, info, nonblocking);
     }
     if (rc != MPI_SUCCESS) return raise_message(call.comm, rc, why.empty() ? why : "leancast: " + why);
   }
   record_bcast(decision, size, info.bytes, state->nodes());
+  if (nonblocking != nullptr) {
+    const ScheduledBcast scheduled{call, state, program, info, window};
+    const int rc = nonblocking->persistent
+                       ? make_persistent(call, &scheduled, nonblocking->request)
+                       : start_nonblocking(scheduled, nonblocking->request);
+    return rc == MPI_SUCCESS ? rc : raise_code(call.comm, rc);
+  }
   return raise_outcome(call.comm, run_schedule(call, *program, *state, info, window));
 }
 
@@ -189,9 +214,18 @@ int fail_checked(const BcastCall& call, PrivateComm* state, int code) {
   return raise_code(call.comm, code);
 }
 
-int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
+int run(const BcastCall& call, std::optional<AlgorithmSpec> requested,
+        const NonblockingCall* nonblocking) {
   const MPI_Comm comm = call.comm;
   if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
+  // While nonblocking broadcasts are outstanding, a blocking one is one more, waited for at
+  // once: it queues behind those of its communicator and progresses them all meanwhile.
+  if (nonblocking == nullptr && tasks_outstanding()) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    const NonblockingCall started{&request, false};
+    if (int rc = run(call, requested, &started); rc != MPI_SUCCESS) return rc;
+    return wait_one(&request, MPI_STATUS_IGNORE);
+  }
   const bool checking = process_settings().check;
   // Outside its registry row's range: the message names the algorithm, value and range.
   const std::string bad_parameter = requested ? parameter_problem(*requested) : std::string();
@@ -209,7 +243,7 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
     if (int rc = MPI_Comm_test_inter(comm, &inter); rc != MPI_SUCCESS) return raise_code(comm, rc);
     if (inter) {
       if (bad_name) return raise_message(comm, MPI_ERR_ARG, "leancast: " + bad_parameter);
-      return pass_intercommunicator(call);
+      return pass_intercommunicator(call, nonblocking);
     }
     MPI_Comm_size(comm, &size);
   }
@@ -240,31 +274,46 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
                        : decide_now(comm, requested, size, info.bytes, moves_data, state, rc);
   if (rc != MPI_SUCCESS) return raise_code(comm, rc);
   if (check) {
+    complete_outstanding(state);  // the agreement's messages come after theirs
     const Outcome agreed = agree_on_call(*state, {0, call.root, info.bytes, decision.algorithm});
     if (agreed.code != MPI_SUCCESS) return raise_outcome(comm, agreed);
   }
-  const bool tuned = decision.tunable && moves_data && tuning_online();
+  // Nonblocking broadcasts are not timed (their time is the application's): no trials.
+  const bool tuned = decision.tunable && moves_data && tuning_online() && nonblocking == nullptr;
   if ((tuned || (moves_data && decision.algorithm.algorithm != Algorithm::mpi)) &&
       state == nullptr && (rc = private_comm(comm, state)) != MPI_SUCCESS) {
     return raise_code(comm, rc);
   }
-  if (!tuned) return run_decision(call, decision, state, size, info);
+  if (!tuned) return run_decision(call, decision, state, size, info, nonblocking);
   const TuneStep step = tune_step(*state, info.bytes);
   const Decision trying{step.algorithm, Algorithm::automatic,
                         step.trial ? "online tuning, on trial" : "online tuning"};
   const double start = step.trial ? MPI_Wtime() : 0.0;
-  rc = run_decision(call, trying, state, size, info);
+  rc = run_decision(call, trying, state, size, info, nullptr);
   if (step.trial) tune_record(*state, step, MPI_Wtime() - start);
   return rc;
 }
 
 }  // namespace
 
-int bcast(const BcastCall& call, std::optional<AlgorithmSpec> requested) {
+int bcast(const BcastCall& call, std::optional<AlgorithmSpec> requested,
+          const NonblockingCall* nonblocking) {
+  if (nonblocking != nullptr) {
+    *nonblocking->request = MPI_REQUEST_NULL;
+#ifdef LEANCAST_SMPI
+    // SMPI's MPI functions are the simulator's, so leancast cannot progress requests in
+    // them: a nonblocking broadcast completes in the call, a persistent one is refused.
+    if (nonblocking->persistent) {
+      return raise_message(call.comm, MPI_ERR_UNSUPPORTED_OPERATION,
+                           "leancast: persistent broadcasts are not available under SMPI");
+    }
+    nonblocking = nullptr;
+#endif
+  }
   // Nothing may escape into a C or Fortran caller: allocation failures (a packed copy of a
   // large derived-type buffer) and internal errors become MPI error codes.
   try {
-    return run(call, requested);
+    return run(call, requested, nonblocking);
   } catch (const std::bad_alloc&) {
     return raise_code(call.comm, MPI_ERR_NO_MEM);
   } catch (...) {
@@ -278,6 +327,30 @@ namespace leancast {
 
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   return detail::bcast({buf, count, type, root, comm}, std::nullopt);
+}
+
+int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+           MPI_Request* request) {
+  const detail::NonblockingCall nonblocking{request, false};
+  return detail::bcast({buf, count, type, root, comm}, std::nullopt, &nonblocking);
+}
+
+int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+           const AlgorithmSpec& algorithm, MPI_Request* request) {
+  const detail::NonblockingCall nonblocking{request, false};
+  return detail::bcast({buf, count, type, root, comm}, algorithm, &nonblocking);
+}
+
+int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+               MPI_Request* request) {
+  const detail::NonblockingCall persistent{request, true};
+  return detail::bcast({buf, count, type, root, comm}, std::nullopt, &persistent);
+}
+
+int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+               const AlgorithmSpec& algorithm, MPI_Request* request) {
+  const detail::NonblockingCall persistent{request, true};
+  return detail::bcast({buf, count, type, root, comm}, algorithm, &persistent);
 }
 
 int node_map(MPI_Comm comm, std::shared_ptr<const NodeMap>& nodes) {

@@ -18,8 +18,18 @@ struct BcastCall {
   MPI_Comm comm;
 };
 
+// A nonblocking (MPI_Ibcast) or persistent (MPI_Bcast_init) broadcast: where its request
+// goes (nonblocking.hpp).
+struct NonblockingCall {
+  MPI_Request* request;
+  bool persistent;
+};
+
 // `requested` empty: the process's settings decide (select/decide.hpp). Never throws:
 // failures come back as MPI error codes, raised through the communicator's handler.
-int bcast(const BcastCall& call, std::optional<AlgorithmSpec> requested);
+// `nonblocking` set: the broadcast is started (or, persistent, set up) and `*request`
+// completes it; MPI_REQUEST_NULL after an error.
+int bcast(const BcastCall& call, std::optional<AlgorithmSpec> requested,
+          const NonblockingCall* nonblocking = nullptr);
 
 }  // namespace leancast::detail

@@ -1,29 +1,61 @@
 // The C entry points; the C++ API and these share detail::bcast.
 #include <leancast/leancast.h>
 
+#include <string_view>
+
 #include "bcast.hpp"
+#include "comm_hint.hpp"
 #include "errors.hpp"
 
+namespace {
+
+using namespace leancast::detail;
+
+// A broadcast with the algorithm named by `algorithm` (nullptr or "": the settings decide).
+int named(const BcastCall& call, const char* algorithm, const NonblockingCall* nonblocking) {
+  if (nonblocking != nullptr) *nonblocking->request = MPI_REQUEST_NULL;
+  if (algorithm == nullptr || *algorithm == '\0') return bcast(call, std::nullopt, nonblocking);
+  std::string why;
+  const auto parsed = leancast::parse_algorithm_spec(algorithm, &why);
+  if (!parsed) {
+    if (call.comm == MPI_COMM_NULL) return raise_problem(call.comm, Problem::null_communicator);
+    // A known name with a bad parameter: the message names the value and its range.
+    const std::string_view text(algorithm);
+    if (leancast::parse_algorithm(text.substr(0, text.find(':')))) {
+      return raise_message(call.comm, MPI_ERR_ARG, "leancast: " + why);
+    }
+    return raise_problem(call.comm, Problem::unknown_algorithm);
+  }
+  return bcast(call, parsed, nonblocking);
+}
+
+}  // namespace
+
 extern "C" int LC_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  return leancast::detail::bcast({buf, count, type, root, comm}, std::nullopt);
+  return bcast({buf, count, type, root, comm}, std::nullopt);
 }
 
 extern "C" int LC_Bcast_with(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                              const char* algorithm) {
-  using namespace leancast::detail;
-  if (algorithm == nullptr || *algorithm == '\0') {
-    return bcast({buf, count, type, root, comm}, std::nullopt);
-  }
-  std::string why;
-  const auto parsed = leancast::parse_algorithm_spec(algorithm, &why);
-  if (!parsed) {
-    if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
-    // A known name with a bad parameter: the message names the value and its range.
-    const std::string_view text(algorithm);
-    if (leancast::parse_algorithm(text.substr(0, text.find(':')))) {
-      return raise_message(comm, MPI_ERR_ARG, "leancast: " + why);
-    }
-    return raise_problem(comm, Problem::unknown_algorithm);
-  }
-  return bcast({buf, count, type, root, comm}, parsed);
+  return named({buf, count, type, root, comm}, algorithm, nullptr);
+}
+
+extern "C" int LC_Ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                         MPI_Request* request) {
+  const NonblockingCall nonblocking{request, false};
+  return bcast({buf, count, type, root, comm}, std::nullopt, &nonblocking);
+}
+
+extern "C" int LC_Ibcast_with(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                              const char* algorithm, MPI_Request* request) {
+  const NonblockingCall nonblocking{request, false};
+  return named({buf, count, type, root, comm}, algorithm, &nonblocking);
+}
+
+extern "C" int LC_Bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                             MPI_Info info, MPI_Request* request) {
+  const NonblockingCall persistent{request, true};
+  const auto algorithm = algorithm_info_value(info);
+  return named({buf, count, type, root, comm}, algorithm ? algorithm->c_str() : nullptr,
+               &persistent);
 }

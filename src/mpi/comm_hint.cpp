@@ -56,8 +56,9 @@ CommHint* attached(MPI_Comm comm) {
   return static_cast<CommHint*>(value);
 }
 
-// The key's value in `info`, if there.
-std::optional<std::string> info_value(MPI_Info info) {
+}  // namespace
+
+std::optional<std::string> algorithm_info_value(MPI_Info info) {
   if (info == MPI_INFO_NULL) return std::nullopt;
   int length = 0, found = 0;
   if (MPI_Info_get_valuelen(info, kAlgorithmInfoKey, &length, &found) != MPI_SUCCESS || !found) {
@@ -71,13 +72,11 @@ std::optional<std::string> info_value(MPI_Info info) {
   return std::string(text.data());
 }
 
-}  // namespace
-
 void take_hint(MPI_Comm comm, MPI_Info info, bool replace) {
   if (comm == MPI_COMM_NULL || hint_keyval() == MPI_KEYVAL_INVALID) return;
   int inter = 0;
   if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return;
-  const std::optional<std::string> value = info_value(info);
+  const std::optional<std::string> value = algorithm_info_value(info);
   if (!value && !replace) return;
   CommHint hint;
   if (CommHint* old = attached(comm)) hint.rejected = old->rejected;

@@ -22,6 +22,7 @@
 #include <mpi.h>
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include <leancast/algorithm.hpp>
@@ -29,6 +30,9 @@
 namespace leancast::detail {
 
 inline constexpr const char* kAlgorithmInfoKey = "leancast_bcast_algorithm";
+
+// The key's value in `info` (MPI_INFO_NULL: none), if there.
+std::optional<std::string> algorithm_info_value(MPI_Info info);
 
 // The hint of the intracommunicator `comm`, if it has a valid one.
 std::optional<AlgorithmSpec> comm_hint(MPI_Comm comm);

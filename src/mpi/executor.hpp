@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,6 +84,24 @@ struct Outcome {
 Outcome execute_dataflow(const Execution& execution);
 Outcome execute_rounds(const Execution& execution);
 
+// The dataflow executor a step at a time, for nonblocking broadcasts (nonblocking.hpp):
+// advance(false) posts what it can and completes what MPI_Testsome finds finished;
+// advance(true) runs to the end. True once this rank's messages are done. The execution's
+// buffer and scratch must outlive it.
+class MessageProgress {
+ public:
+  explicit MessageProgress(const Execution& execution);
+  ~MessageProgress();
+  MessageProgress(const MessageProgress&) = delete;
+  MessageProgress& operator=(const MessageProgress&) = delete;
+  bool advance(bool wait);
+  const Outcome& outcome() const;
+
+ private:
+  struct Run;
+  std::unique_ptr<Run> run_;
+};
+
 class SharedWindow;
 
 // The operations of shared-memory phases (Program::shared), after the messages.
@@ -94,6 +113,25 @@ struct SharedRun {
   bool flagged = false;            // the messages before brought an error: pass it on
 };
 Outcome execute_shared(const SharedRun& run);
+
+// The same a step at a time: advance(false) copies the segments whose slots are ready and
+// returns (true once all are done); advance(true) waits for them.
+class SharedProgress {
+ public:
+  explicit SharedProgress(const SharedRun& run);
+  bool advance(bool wait);
+  const Outcome& outcome() const { return outcome_; }
+
+ private:
+  bool write(bool wait);
+  bool read(bool wait);
+  void fail(int code, std::string message);
+
+  SharedRun run_;
+  std::size_t next_ = 0;       // the next operation
+  std::uint64_t segment_ = 0;  // its segment number in the window
+  Outcome outcome_;
+};
 
 // Largest single message; larger operations are cut into messages of this size.
 constexpr std::uint64_t kMaxMessage = std::uint64_t{1} << 30;

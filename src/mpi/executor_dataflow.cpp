@@ -90,19 +90,26 @@ class DataflowRun {
     }
   }
 
-  Outcome run() {
+  // Posts what can be posted and completes what finished: blocking in MPI_Waitsome until
+  // the schedule is done (wait), or returning once MPI_Testsome completes nothing (a
+  // nonblocking broadcast's step). True once the rank's part is done.
+  bool advance(bool wait) {
+    if (finished_) return true;
     while (!aborted_) {
       post_receives();
       post_sends();
       if (requests_.empty()) break;
-      wait_some();
+      if (complete_some(wait) == 0 && !wait) return false;
     }
     if (!aborted_ && (next_receive_ < program_.receives.size() || sends_left())) {
       fail(MPI_ERR_INTERN, fmt::format("leancast: rank {}: the schedule stalls (a send waits for "
                                        "bytes no receive brings)", run_.rank));
     }
-    return outcome_;
+    finished_ = true;
+    return true;
   }
+
+  const Outcome& outcome() const { return outcome_; }
 
  private:
   bool sends_left() const {
@@ -337,11 +344,17 @@ class DataflowRun {
     return true;
   }
 
-  void wait_some() {
+  // MPI_Waitsome (wait) or MPI_Testsome over the requests in flight; how many completed
+  // (an MPI failure counts as one, so that a blocking caller tries again).
+  int complete_some(bool wait) {
     const auto n = static_cast<int>(requests_.size());
     indices_.resize(requests_.size());
     statuses_.resize(requests_.size());
     int done = 0;
+    if (!wait) {
+      const int rc = MPI_Testsome(n, requests_.data(), &done, indices_.data(), statuses_.data());
+      return completed(rc, done);
+    }
 #ifdef LEANCAST_SMPI
     // SMPI's MPI_Waitsome tests the other requests with MPI_Test, and SMPI charges every
     // unsuccessful MPI_Test a simulated sleep (smpi/test, growing with each call): a
@@ -355,12 +368,17 @@ class DataflowRun {
 #else
     const int rc = MPI_Waitsome(n, requests_.data(), &done, indices_.data(), statuses_.data());
 #endif
+    return completed(rc, done);
+  }
+
+  // Takes the `done` completions of a Waitsome/Testsome that returned rc.
+  int completed(int rc, int done) {
     if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
       // The requests' state is unknown; try again once, then give up.
       fail(class_of(rc), fmt::format("leancast: rank {}: MPI_Waitsome failed: {}", run_.rank,
                                      error_text(rc)));
       if (++failed_waits_ > 1) abort();
-      return;
+      return 1;
     }
     failed_waits_ = 0;
     if (done == MPI_UNDEFINED) done = 0;
@@ -371,7 +389,10 @@ class DataflowRun {
                    rc == MPI_ERR_IN_STATUS ? statuses_[k].MPI_ERROR : MPI_SUCCESS)) {
         continue;
       }
-      if (!post_message(owners_[i], requests_[i])) return abort();
+      if (!post_message(owners_[i], requests_[i])) {
+        abort();
+        return done;
+      }
     }
     // Keep only the requests still in flight, owners alongside.
     std::size_t kept = 0;
@@ -382,6 +403,7 @@ class DataflowRun {
     }
     requests_.resize(kept);
     owners_.resize(kept);
+    return done;
   }
 
   // Leaves nothing posted: receives are cancelled and completed; sends are cancelled where
@@ -405,7 +427,7 @@ class DataflowRun {
     owners_.clear();
   }
 
-  const Execution& run_;
+  const Execution run_;
   const Program& program_;
   const std::vector<Operation>& ops_;
   const int window_;
@@ -426,6 +448,7 @@ class DataflowRun {
   std::map<std::size_t, std::vector<std::byte>> discarded_;  // redundant receives' scratch
   int failed_waits_ = 0;
   bool aborted_ = false;
+  bool finished_ = false;
   Outcome outcome_;
 };
 
@@ -463,7 +486,22 @@ struct WorldErrorsReturn {};  // Open MPI and SMPI raise them on the request's c
 
 Outcome execute_dataflow(const Execution& execution) {
   [[maybe_unused]] const WorldErrorsReturn world;
-  return DataflowRun(execution, *execution.scratch).run();
+  DataflowRun run(execution, *execution.scratch);
+  run.advance(true);
+  return run.outcome();
 }
+
+// A nonblocking broadcast's messages: the same run, advanced a step at a time.
+struct MessageProgress::Run {
+  explicit Run(const Execution& execution) : dataflow(execution, *execution.scratch) {}
+  [[maybe_unused]] WorldErrorsReturn world;  // for the whole time the broadcast is in flight
+  DataflowRun dataflow;
+};
+
+MessageProgress::MessageProgress(const Execution& execution)
+    : run_(std::make_unique<Run>(execution)) {}
+MessageProgress::~MessageProgress() = default;
+bool MessageProgress::advance(bool wait) { return run_->dataflow.advance(wait); }
+const Outcome& MessageProgress::outcome() const { return run_->dataflow.outcome(); }
 
 }  // namespace leancast::detail

@@ -13,4 +13,16 @@ int pass_to_mpi(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Com
 #endif
 }
 
+int pass_to_mpi_nonblocking(void* buf, MPI_Count count, MPI_Datatype type, int root,
+                            MPI_Comm comm, MPI_Request* request) {
+  if (count <= INT_MAX) {
+    return PMPI_Ibcast(buf, static_cast<int>(count), type, root, comm, request);
+  }
+#if MPI_VERSION >= 4
+  return PMPI_Ibcast_c(buf, count, type, root, comm, request);
+#else
+  return MPI_ERR_COUNT;
+#endif
+}
+
 }  // namespace leancast::detail

@@ -10,4 +10,8 @@ namespace leancast::detail {
 // PMPI raises its own errors through the communicator's handler.
 int pass_to_mpi(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm);
 
+// PMPI_Ibcast (PMPI_Ibcast_c beyond INT_MAX where the library has it).
+int pass_to_mpi_nonblocking(void* buf, MPI_Count count, MPI_Datatype type, int root,
+                            MPI_Comm comm, MPI_Request* request);
+
 }  // namespace leancast::detail

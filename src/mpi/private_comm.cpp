@@ -1,5 +1,7 @@
 #include "private_comm.hpp"
 
+#include "nonblocking.hpp"
+
 #include <algorithm>
 #include <mutex>
 
@@ -53,6 +55,7 @@ int find_nodes(MPI_Comm comm, int size, int rank, std::shared_ptr<const NodeMap>
 }  // namespace
 
 PrivateComm::~PrivateComm() {
+  complete_outstanding(this);  // MPI lets a communicator be freed with operations pending
   for (Shared& shared : shared_) shared.window.reset();  // MPI_Win_free, collective like this
   MPI_Comm_free(&comm_);
   count_private_comm(false);

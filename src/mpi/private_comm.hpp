@@ -85,6 +85,13 @@ class PrivateComm {
   // grown) collectively by the first broadcast that needs it. MPI_ERR_UNSUPPORTED_OPERATION
   // with `why` where those ranks do not share memory, on every rank alike, from then on.
   int shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out, std::string& why);
+  // Whether shared_window would answer without communicating (made, large enough, or
+  // known to be impossible).
+  bool shared_window_known(bool per_node, std::uint64_t slot_bytes) const {
+    const Shared& shared = shared_[per_node ? 1 : 0];
+    return shared.error != MPI_SUCCESS ||
+           (shared.window && shared.window->slot_bytes() >= slot_bytes);
+  }
 
   const Decision* remembered(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call) const;
   void remember(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call,

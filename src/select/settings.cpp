@@ -165,6 +165,7 @@ Settings read_settings(const Lookup& lookup) {
   read_executor(lookup, settings);
   read_integer(lookup, "LEANCAST_WINDOW", settings, settings.window);
   read_integer(lookup, "LEANCAST_SEND_WINDOW", settings, settings.send_window);
+  read_switch(lookup, "LEANCAST_PROGRESS_THREAD", settings, settings.progress_thread);
   read_tune_mode(lookup, settings);
   read_integer(lookup, "LEANCAST_TUNE_WARMUP", settings, settings.tune.warmup, 0, 1000);
   read_integer(lookup, "LEANCAST_TUNE_TRIALS", settings, settings.tune.trials, 1, 1000);

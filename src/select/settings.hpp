@@ -43,6 +43,7 @@ struct Settings {
   Executor executor = Executor::dataflow;  // LEANCAST_EXECUTOR
   int window = 0;                      // LEANCAST_WINDOW; 0: the executor's default
   int send_window = 0;                 // LEANCAST_SEND_WINDOW; 0: the executor's default
+  bool progress_thread = false;        // LEANCAST_PROGRESS_THREAD (nonblocking broadcasts)
   bool tune_online = false;            // LEANCAST_TUNE=online
   TuneSettings tune;                   // LEANCAST_TUNE_WARMUP, _TRIALS, _CANDIDATES
   std::string tune_path;               // LEANCAST_TUNE_FILE; empty: none

@@ -1,0 +1,283 @@
+#include "nonblocking.hpp"
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+
+#include "errors.hpp"
+#include "executor.hpp"
+#include "pass_through.hpp"
+#include "private_comm.hpp"
+#include "process_settings.hpp"
+#include "rank0_log.hpp"
+#include "requests.hpp"
+#include "shared_window.hpp"
+
+namespace leancast::detail {
+
+namespace {
+
+// A broadcast in flight on this rank.
+struct Task {
+  ScheduledBcast bcast;
+  std::uint32_t sequence = 0;  // counted when the broadcast was started, in call order
+  MPI_Request grequest = MPI_REQUEST_NULL;
+  ByteBuffer buffer;
+  ExecutorScratch scratch;
+  std::unique_ptr<MessageProgress> messages;
+  std::unique_ptr<SharedProgress> copies;
+  bool started = false;
+  bool done = false;
+  Outcome outcome;
+};
+
+// The generalized requests' callbacks: a broadcast's status is empty; its error, if any,
+// comes from leancast's completion calls, raised on the broadcast's communicator.
+int query_status(void*, MPI_Status* status) {
+  MPI_Status_set_elements(status, MPI_BYTE, 0);
+  MPI_Status_set_cancelled(status, 0);
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
+  return MPI_SUCCESS;
+}
+int free_nothing(void*) { return MPI_SUCCESS; }
+int cancel_nothing(void*, int) { return MPI_SUCCESS; }
+
+// Set while this thread steps tasks: the executors' own MPI_Testsome (and the rest) then
+// reach leancast's completion functions (completion.cpp), which must pass them through.
+thread_local bool stepping = false;
+
+struct Stepping {
+  Stepping() : outer(std::exchange(stepping, true)) {}
+  ~Stepping() { stepping = outer; }
+  bool outer;
+};
+
+class Engine {
+ public:
+  // Adds a task at the end of its communicator's queue; starts it if it is first.
+  int enqueue(const ScheduledBcast& bcast, std::shared_ptr<Task>& out) {
+    auto task = std::make_shared<Task>();
+    task->bcast = bcast;
+    task->sequence = bcast.state->next_sequence();
+    if (int rc = MPI_Grequest_start(query_status, free_nothing, cancel_nothing, nullptr,
+                                    &task->grequest);
+        rc != MPI_SUCCESS) {
+      return rc;
+    }
+    std::lock_guard guard(lock_);
+    auto& queue = queues_[bcast.state];
+    queue.push_back(task);
+    outstanding_.fetch_add(1, std::memory_order_release);
+    out = task;
+    if (queue.size() == 1) {
+      const Stepping here;
+      step_queue(queue);
+    }
+    start_thread_once();
+    return MPI_SUCCESS;
+  }
+
+  // One step of every queue, none of them waiting.
+  void progress() {
+    std::lock_guard guard(lock_);
+    progress_locked();
+  }
+
+  bool outstanding() const { return outstanding_.load(std::memory_order_acquire) > 0; }
+
+  bool queue_empty(const PrivateComm* state) {
+    std::lock_guard guard(lock_);
+    auto it = queues_.find(state);
+    return it == queues_.end() || it->second.empty();
+  }
+
+ private:
+  void progress_locked() {
+    const Stepping here;
+    for (auto it = queues_.begin(); it != queues_.end();) {
+      step_queue(it->second);
+      it = it->second.empty() ? queues_.erase(it) : std::next(it);
+    }
+  }
+
+  // Steps the first task; each one that finishes lets the next start at once.
+  void step_queue(std::deque<std::shared_ptr<Task>>& queue) {
+    while (!queue.empty() && step(*queue.front())) {
+      MPI_Grequest_complete(queue.front()->grequest);
+      queue.pop_front();
+      outstanding_.fetch_sub(1, std::memory_order_release);
+    }
+  }
+
+  static void start(Task& task) {
+    task.started = true;
+    const ScheduledBcast& b = task.bcast;
+    const bool is_root = b.state->rank() == b.call.root;
+    if (int rc = task.buffer.open(b.call.buf, b.call.count, b.call.type, b.info, is_root,
+                                  b.state->comm());
+        rc != MPI_SUCCESS) {
+      task.outcome = {rc, {}};
+      task.done = true;
+      return;
+    }
+    if (b.program->operations.empty()) return;
+    const Settings& settings = process_settings();
+    task.messages = std::make_unique<MessageProgress>(Execution{
+        .program = b.program.get(),
+        .buffer = &task.buffer,
+        .comm = b.state->comm(),
+        .rank = b.state->rank(),
+        .bytes = b.info.bytes,
+        .holds_all = is_root,
+        .signature = b.program->signature,
+        .sequence = task.sequence,
+        .sequence_mask = b.state->sequence_mask(),
+        .window = settings.window,
+        .send_window = settings.send_window,
+        .scratch = &task.scratch});
+  }
+
+  // Advances a task without waiting; true once it is done.
+  static bool step(Task& task) {
+    if (!task.started) start(task);
+    if (task.done) return true;
+    if (task.messages && !task.messages->advance(false)) return false;
+    const Outcome sent = task.messages ? task.messages->outcome() : Outcome{};
+    if (!task.copies) {
+      task.copies = std::make_unique<SharedProgress>(SharedRun{.program = task.bcast.program.get(),
+                                                               .buffer = &task.buffer,
+                                                               .window = task.bcast.window,
+                                                               .rank = task.bcast.state->rank(),
+                                                               .flagged = sent.code != MPI_SUCCESS});
+    }
+    if (!task.copies->advance(false)) return false;
+    task.outcome = sent.code != MPI_SUCCESS ? sent : task.copies->outcome();
+    if (int rc = task.buffer.close(); rc != MPI_SUCCESS && task.outcome.code == MPI_SUCCESS) {
+      task.outcome.code = rc;
+    }
+    task.messages.reset();
+    task.done = true;
+    return true;
+  }
+
+  // LEANCAST_PROGRESS_THREAD: a thread that steps the tasks while any is outstanding, if
+  // MPI allows calls from several threads at once.
+  void start_thread_once() {
+    if (thread_started_ || !process_settings().progress_thread) return;
+    thread_started_ = true;
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (provided != MPI_THREAD_MULTIPLE) {
+      rank0_print("LEANCAST_PROGRESS_THREAD=1 needs MPI_THREAD_MULTIPLE (MPI_Init_thread); "
+                  "nonblocking broadcasts progress in leancast's calls only");
+      return;
+    }
+    std::thread([this] {
+      for (;;) {
+        std::unique_lock guard(lock_);
+        wake_.wait(guard, [this] { return stopping_ || !queues_.empty(); });
+        if (stopping_) return;
+        progress_locked();
+        guard.unlock();
+        std::this_thread::yield();
+      }
+    }).detach();
+    stop_at_finalize();
+  }
+
+  // MPI_Finalize deletes MPI_COMM_SELF's attributes first: the thread stops there.
+  void stop_at_finalize() {
+    int keyval = MPI_KEYVAL_INVALID;
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, stop_thread, &keyval, this) == MPI_SUCCESS) {
+      MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
+    }
+  }
+
+  static int stop_thread(MPI_Comm, int, void*, void* engine) {
+    auto* self = static_cast<Engine*>(engine);
+    std::lock_guard guard(self->lock_);
+    self->stopping_ = true;
+    self->wake_.notify_all();
+    return MPI_SUCCESS;
+  }
+
+ public:
+  void wake() { wake_.notify_all(); }
+
+ private:
+  std::mutex lock_;
+  std::condition_variable wake_;
+  std::map<const PrivateComm*, std::deque<std::shared_ptr<Task>>> queues_;
+  std::atomic<int> outstanding_{0};
+  bool thread_started_ = false;
+  bool stopping_ = false;
+};
+
+Engine& engine() {
+  static Engine* the = new Engine;  // never destroyed: the thread may outlive main's statics
+  return *the;
+}
+
+// Runs one broadcast as a task: `record` gets the request that completes with it and the
+// way to its outcome.
+int launch(const ScheduledBcast& bcast, RequestRecord& record) {
+  std::shared_ptr<Task> task;
+  if (int rc = engine().enqueue(bcast, task); rc != MPI_SUCCESS) return rc;
+  record.inner = task->grequest;
+  record.outcome = [task] { return task->done ? &task->outcome : nullptr; };
+  engine().wake();
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int start_nonblocking(const ScheduledBcast& bcast, MPI_Request* request) {
+  RequestRecord record;
+  record.comm = bcast.call.comm;
+  if (int rc = launch(bcast, record); rc != MPI_SUCCESS) return rc;
+  *request = record.inner;
+  remember_request(*request, std::move(record));
+  return MPI_SUCCESS;
+}
+
+int make_persistent(const BcastCall& call, const ScheduledBcast* schedule, MPI_Request* request) {
+  // The handle: a request MPI knows, inactive, that completes at once if ever started.
+  if (int rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, call.comm, request);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  RequestRecord record;
+  record.comm = call.comm;
+  if (schedule != nullptr) {
+    record.start = [bcast = *schedule](RequestRecord& self) { return launch(bcast, self); };
+  } else {
+    record.start = [call](RequestRecord& self) {
+      self.outcome = nullptr;
+      return pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root, call.comm,
+                                     &self.inner);
+    };
+  }
+  remember_request(*request, std::move(record));
+  return MPI_SUCCESS;
+}
+
+bool tasks_outstanding() { return engine().outstanding(); }
+
+bool stepping_tasks() { return stepping; }
+
+void progress_tasks() { engine().progress(); }
+
+void complete_outstanding(const PrivateComm* state) {
+  while (!engine().queue_empty(state)) {
+    engine().progress();
+    yield_cpu();
+  }
+}
+
+}  // namespace leancast::detail

@@ -1,0 +1,71 @@
+// Nonblocking and persistent broadcasts: LC_Ibcast, LC_Bcast_init and the interposed
+// MPI_Ibcast and MPI_Bcast_init.
+//
+// A broadcast in flight is a task: its schedule's Program, its own byte buffer and executor
+// scratch, and the executors a step at a time (MessageProgress, SharedProgress). The user
+// holds an MPI generalized request (MPI_Grequest_start) that leancast completes when the
+// task is done; a persistent broadcast's handle is an inactive placeholder request
+// (MPI_Recv_init from MPI_PROC_NULL) standing for the schedule built once at init, and each
+// MPI_Start runs one task behind it.
+//
+// Order: one communicator's broadcasts run one after the other on each rank, in the order
+// they were started (MPI requires every rank to start them in the same order). That keeps
+// the matching invariant of executor.hpp: the k-th message from one rank to another is the
+// k-th receive posted for it. Different communicators' broadcasts run side by side. While
+// a task is outstanding anywhere in the process, a blocking leancast broadcast runs as one
+// more task and waits for itself the same way (so it progresses the others).
+//
+// Progress rule: tasks advance (post what their received bytes allow, complete what
+// arrived) inside leancast's calls: the broadcasts, and the completion calls leancast
+// defines (completion.cpp: MPI_Wait, MPI_Test and their -all, -any, -some forms,
+// MPI_Request_get_status), which poll every outstanding task while they wait. Between those
+// calls nothing moves unless LEANCAST_PROGRESS_THREAD=1 and MPI runs with
+// MPI_THREAD_MULTIPLE: then a thread steps the tasks while the application computes.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+
+#include "bcast.hpp"
+#include "byte_buffer.hpp"
+#include "program.hpp"
+
+namespace leancast::detail {
+
+class PrivateComm;
+class SharedWindow;
+
+// A broadcast leancast runs by its schedule, as bcast.cpp decided it.
+struct ScheduledBcast {
+  BcastCall call;
+  PrivateComm* state = nullptr;
+  std::shared_ptr<const Program> program;
+  TypeInfo info;
+  SharedWindow* window = nullptr;  // where the program has shared-memory operations
+};
+
+// Queues the broadcast behind its communicator's earlier ones (starting it if it is
+// first); `request` completes when it is done. MPI error codes.
+int start_nonblocking(const ScheduledBcast& bcast, MPI_Request* request);
+
+// A persistent broadcast: `request` becomes its inactive handle. Each MPI_Start runs the
+// schedule, or, with no schedule (the library's own broadcast was chosen), PMPI_Ibcast
+// with `call`'s arguments.
+int make_persistent(const BcastCall& call, const ScheduledBcast* schedule, MPI_Request* request);
+
+// Whether any nonblocking broadcast is outstanding in this process (one atomic load).
+bool tasks_outstanding();
+
+// One step of every outstanding task, none of them waiting.
+void progress_tasks();
+
+// Whether this thread is stepping tasks now (its MPI calls are leancast's own).
+bool stepping_tasks();
+
+// Advances every outstanding task until those of `state` are done: what a blocking call
+// that communicates on the private communicator (LEANCAST_CHECK's agreement, making a
+// shared window) does first. Also called when the private communicator is freed.
+void complete_outstanding(const PrivateComm* state);
+
+}  // namespace leancast::detail

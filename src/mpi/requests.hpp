@@ -1,0 +1,51 @@
+// The requests leancast answers for, and the completion calls that know them.
+//
+// A nonblocking broadcast's handle is the generalized request of its task; a persistent
+// one's is an inactive placeholder whose record starts a broadcast at each MPI_Start and
+// stands for that start's request until it completes. The completion functions here are
+// what leancast's definitions of MPI_Wait, MPI_Test, ... (completion.cpp) run: while a
+// broadcast is outstanding they poll, stepping every task between PMPI_Test* calls on the
+// requests with each persistent handle replaced by its active request (or
+// MPI_REQUEST_NULL while inactive); with none outstanding they are the library's calls.
+// A broadcast that failed is raised on its communicator when it is completed.
+#pragma once
+
+#include <mpi.h>
+
+#include <functional>
+
+#include "executor.hpp"
+
+namespace leancast::detail {
+
+struct RequestRecord {
+  MPI_Comm comm = MPI_COMM_NULL;  // the user's communicator: errors are raised there
+  // What completes: the task's generalized request, PMPI_Ibcast's request, or (persistent)
+  // the active start's request, MPI_REQUEST_NULL while inactive.
+  MPI_Request inner = MPI_REQUEST_NULL;
+  // The running task's outcome once it is done (nullptr before); empty where the library's
+  // own broadcast runs and reports its errors itself.
+  std::function<const Outcome*()> outcome;
+  // Persistent broadcasts only: starts one broadcast (sets inner and outcome).
+  std::function<int(RequestRecord&)> start;
+};
+
+void remember_request(MPI_Request handle, RequestRecord record);
+
+int wait_one(MPI_Request* request, MPI_Status* status);
+int test_one(MPI_Request* request, int* flag, MPI_Status* status);
+int wait_all(int count, MPI_Request requests[], MPI_Status statuses[]);
+int test_all(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]);
+int wait_any(int count, MPI_Request requests[], int* index, MPI_Status* status);
+int test_any(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status);
+int wait_some(int incount, MPI_Request requests[], int* outcount, int indices[],
+              MPI_Status statuses[]);
+int test_some(int incount, MPI_Request requests[], int* outcount, int indices[],
+              MPI_Status statuses[]);
+int request_get_status(MPI_Request request, int* flag, MPI_Status* status);
+int start_request(MPI_Request* request);
+int start_all(int count, MPI_Request requests[]);
+int free_request(MPI_Request* request);
+int cancel_request(MPI_Request* request);
+
+}  // namespace leancast::detail

@@ -1,0 +1,318 @@
+// Nonblocking and persistent broadcasts (src/mpi/nonblocking.hpp): every algorithm through
+// LC_Ibcast; several outstanding on one communicator and on two, mixed with blocking ones
+// and with user point-to-point requests in the same completion calls (Waitall, Waitany,
+// Testsome, Test loops); persistent broadcasts started 1000 times with new data each
+// time, alone and with MPI_Startall; misuse (free, cancel or start an active request) as
+// MPI_ERR_REQUEST; bad arguments; and, with LEANCAST_PROGRESS_THREAD=1, a root that computes
+// without calling MPI while the others finish.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <leancast/leancast.h>
+
+#include "test_support.hpp"
+
+namespace leancast::test {
+namespace {
+
+// One broadcast's buffer: the root fills it with the pattern of `seed`, the others with
+// another value; wrong() counts the bytes that differ from the pattern after completion.
+struct Buffer {
+  Buffer(MPI_Comm comm, std::uint64_t bytes, int root, std::uint64_t seed)
+      : bytes(bytes), seed(seed), data(bytes + 1, 0xEE) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == root) fill();
+  }
+  void fill() {
+    for (std::uint64_t i = 0; i < bytes; ++i) data[i] = pattern(seed, i);
+  }
+  std::uint64_t wrong() const {
+    std::uint64_t n = data[bytes] != 0xEE ? 1 : 0;
+    for (std::uint64_t i = 0; i < bytes; ++i) n += data[i] != pattern(seed, i);
+    return n;
+  }
+  int count() const { return static_cast<int>(bytes); }
+  std::uint64_t bytes;
+  std::uint64_t seed;
+  std::vector<unsigned char> data;
+};
+
+TEST(Nonblocking, EveryAlgorithmDeliversEveryByte) {
+  const int procs = world_size();
+  std::uint64_t seed = 1;
+  for (const std::string& name : algorithm_names_under_test()) {
+    for (std::uint64_t bytes : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{4099},
+                                std::uint64_t{300000}}) {
+      for (int root : roots_under_test(procs)) {
+        Buffer buf(MPI_COMM_WORLD, bytes, root, ++seed);
+        MPI_Request request = MPI_REQUEST_NULL;
+        ASSERT_EQ(LC_Ibcast_with(buf.data.data(), buf.count(), MPI_BYTE, root, MPI_COMM_WORLD,
+                                 name.c_str(), &request),
+                  MPI_SUCCESS)
+            << name;
+        ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS) << name;
+        EXPECT_EQ(request, MPI_REQUEST_NULL);
+        EXPECT_EQ(buf.wrong(), 0u) << name << " bytes=" << bytes << " root=" << root
+                                   << " rank=" << world_rank();
+      }
+    }
+  }
+}
+
+// Six nonblocking broadcasts on one communicator and two on another, started in one order
+// on every rank, two blocking ones in between, a user message (MPI_ANY_SOURCE, MPI_ANY_TAG)
+// in the same Waitall, completed in another order than they were started.
+TEST(Nonblocking, SeveralOutstandingMixedWithBlocking) {
+  const int procs = world_size();
+  const int rank = world_rank();
+  MPI_Comm other = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &other);
+  const std::vector<std::string> names{"scatter-ring-tuned", "pipeline-chain:8K", "binomial",
+                                       "shm:4K", "auto", "two-tree"};
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::unique_ptr<Buffer>> buffers;
+    std::vector<MPI_Request> requests;
+    const auto start = [&](MPI_Comm comm, const std::string& name, std::uint64_t bytes, int root) {
+      buffers.push_back(std::make_unique<Buffer>(comm, bytes, root, 100 * round + buffers.size()));
+      requests.push_back(MPI_REQUEST_NULL);
+      ASSERT_EQ(LC_Ibcast_with(buffers.back()->data.data(), buffers.back()->count(), MPI_BYTE,
+                               root, comm, name.c_str(), &requests.back()),
+                MPI_SUCCESS)
+          << name;
+    };
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      start(MPI_COMM_WORLD, names[i], 1000 + 37000 * i, static_cast<int>(i) % procs);
+      if (i == 1) start(other, "scatter-ring", 200000, procs - 1);
+      if (i == 3) {
+        // A blocking broadcast on the same communicator: after the four before it.
+        Buffer blocking(MPI_COMM_WORLD, 50000, 0, 999 + round);
+        ASSERT_EQ(LC_Bcast_with(blocking.data.data(), blocking.count(), MPI_BYTE, 0,
+                                MPI_COMM_WORLD, "scatter-ring-tuned"),
+                  MPI_SUCCESS);
+        EXPECT_EQ(blocking.wrong(), 0u) << "blocking, rank " << rank;
+        start(other, "knomial:3", 70000, 0);
+      }
+    }
+    // A user message around the ring, in the same completion calls.
+    int sent = rank, got = -1;
+    MPI_Request user[2];
+    MPI_Irecv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &user[0]);
+    MPI_Isend(&sent, 1, MPI_INT, (rank + 1) % procs, 7, MPI_COMM_WORLD, &user[1]);
+    // The last two by Waitany, then a Testsome loop, then Waitall with the user's.
+    for (int k = 0; k < 2; ++k) {
+      int index = MPI_UNDEFINED;
+      ASSERT_EQ(MPI_Waitany(2, &requests[requests.size() - 2], &index, MPI_STATUS_IGNORE),
+                MPI_SUCCESS);
+      ASSERT_NE(index, MPI_UNDEFINED);
+    }
+    for (int left = 3; left > 0;) {
+      int outcount = 0;
+      int indices[3];
+      MPI_Status statuses[3];
+      ASSERT_EQ(MPI_Testsome(3, &requests[2], &outcount, indices, statuses), MPI_SUCCESS);
+      if (outcount != MPI_UNDEFINED) left -= outcount;
+    }
+    std::vector<MPI_Request> rest{requests[0], requests[1], user[0], user[1]};
+    std::vector<MPI_Status> statuses(rest.size());
+    ASSERT_EQ(MPI_Waitall(static_cast<int>(rest.size()), rest.data(), statuses.data()),
+              MPI_SUCCESS);
+    for (MPI_Request r : rest) EXPECT_EQ(r, MPI_REQUEST_NULL);
+    EXPECT_EQ(got, (rank + procs - 1) % procs);
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+      EXPECT_EQ(buffers[i]->wrong(), 0u) << "broadcast " << i << " rank " << rank;
+    }
+  }
+  MPI_Comm_free(&other);
+}
+
+// The root polls with MPI_Test while computing; the others wait.
+TEST(Nonblocking, TestLoopCompletes) {
+  const int procs = world_size();
+  for (int root : roots_under_test(procs)) {
+    Buffer buf(MPI_COMM_WORLD, 1 << 20, root, 77 + root);
+    MPI_Request request = MPI_REQUEST_NULL;
+    ASSERT_EQ(LC_Ibcast_with(buf.data.data(), buf.count(), MPI_BYTE, root, MPI_COMM_WORLD,
+                             "pipeline-chain:16K", &request),
+              MPI_SUCCESS);
+    int flag = 0;
+    while (!flag) ASSERT_EQ(MPI_Test(&request, &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    EXPECT_EQ(request, MPI_REQUEST_NULL);
+    EXPECT_EQ(buf.wrong(), 0u);
+  }
+}
+
+TEST(Persistent, ThousandStartsDeliverEachStartsData) {
+  const int procs = world_size();
+  const int rank = world_rank();
+  for (const char* name : {"", "scatter-ring-tuned", "pipeline-chain:1K", "shm:1K", "mpi"}) {
+    const int root = procs - 1;
+    Buffer buf(MPI_COMM_WORLD, 3000, root, 0);
+    MPI_Info info = MPI_INFO_NULL;
+    if (*name != '\0') {
+      MPI_Info_create(&info);
+      MPI_Info_set(info, "leancast_bcast_algorithm", name);
+    }
+    MPI_Request request = MPI_REQUEST_NULL;
+    ASSERT_EQ(LC_Bcast_init(buf.data.data(), buf.count(), MPI_BYTE, root, MPI_COMM_WORLD, info,
+                            &request),
+              MPI_SUCCESS)
+        << name;
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+    // Inactive: completes at once.
+    ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    ASSERT_NE(request, MPI_REQUEST_NULL);
+    std::uint64_t wrong = 0;
+    for (int start = 1; start <= 1000; ++start) {
+      buf.seed = start;
+      if (rank == root) buf.fill();
+      ASSERT_EQ(MPI_Start(&request), MPI_SUCCESS) << name;
+      ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS) << name;
+      ASSERT_NE(request, MPI_REQUEST_NULL);
+      wrong += buf.wrong();
+    }
+    EXPECT_EQ(wrong, 0u) << name << " rank " << rank;
+    ASSERT_EQ(MPI_Request_free(&request), MPI_SUCCESS);
+    EXPECT_EQ(request, MPI_REQUEST_NULL);
+  }
+}
+
+// Two persistent broadcasts with different roots, started together and completed with
+// MPI_Waitall (and once MPI_Testall), 50 times.
+TEST(Persistent, StartallTwo) {
+  const int procs = world_size();
+  const int rank = world_rank();
+  Buffer a(MPI_COMM_WORLD, 100000, 0, 0), b(MPI_COMM_WORLD, 7000, procs / 2, 0);
+  MPI_Request requests[2];
+  ASSERT_EQ(LC_Bcast_init(a.data.data(), a.count(), MPI_BYTE, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+                          &requests[0]),
+            MPI_SUCCESS);
+  ASSERT_EQ(LC_Bcast_init(b.data.data(), b.count(), MPI_BYTE, procs / 2, MPI_COMM_WORLD,
+                          MPI_INFO_NULL, &requests[1]),
+            MPI_SUCCESS);
+  for (int start = 1; start <= 50; ++start) {
+    a.seed = start;
+    b.seed = 1000 + start;
+    if (rank == 0) a.fill();
+    if (rank == procs / 2) b.fill();
+    ASSERT_EQ(MPI_Startall(2, requests), MPI_SUCCESS);
+    if (start % 2 == 0) {
+      ASSERT_EQ(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    } else {
+      for (int flag = 0; !flag;) {
+        ASSERT_EQ(MPI_Testall(2, requests, &flag, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+      }
+    }
+    EXPECT_EQ(a.wrong() + b.wrong(), 0u) << "start " << start << " rank " << rank;
+  }
+  for (MPI_Request& r : requests) ASSERT_EQ(MPI_Request_free(&r), MPI_SUCCESS);
+}
+
+int error_class(int code) {
+  int cls = MPI_SUCCESS;
+  MPI_Error_class(code, &cls);
+  return cls;
+}
+
+// leancast's own requests (on one rank the library's broadcast runs, and its request
+// answers misuse as the library does: MPICH aborts on MPI_COMM_WORLD).
+TEST(Misuse, ActiveRequestsCannotBeFreedCancelledOrRestarted) {
+  if (world_size() == 1) GTEST_SKIP() << "one rank: the library's own request";
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  Buffer buf(comm, 100000, 0, 5);
+  MPI_Request request = MPI_REQUEST_NULL;
+  ASSERT_EQ(LC_Ibcast_with(buf.data.data(), buf.count(), MPI_BYTE, 0, comm, "binomial", &request),
+            MPI_SUCCESS);
+  MPI_Request copy = request;
+  EXPECT_EQ(error_class(MPI_Request_free(&copy)), MPI_ERR_REQUEST);
+  EXPECT_EQ(error_class(MPI_Cancel(&copy)), MPI_ERR_REQUEST);
+  EXPECT_EQ(error_class(MPI_Start(&copy)), MPI_ERR_REQUEST);
+  ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  EXPECT_EQ(buf.wrong(), 0u);
+
+  MPI_Request persistent = MPI_REQUEST_NULL;
+  ASSERT_EQ(LC_Bcast_init(buf.data.data(), buf.count(), MPI_BYTE, 0, comm, MPI_INFO_NULL,
+                          &persistent),
+            MPI_SUCCESS);
+  ASSERT_EQ(MPI_Start(&persistent), MPI_SUCCESS);
+  EXPECT_EQ(error_class(MPI_Start(&persistent)), MPI_ERR_REQUEST);
+  EXPECT_EQ(error_class(MPI_Request_free(&persistent)), MPI_ERR_REQUEST);
+  EXPECT_EQ(error_class(MPI_Cancel(&persistent)), MPI_ERR_REQUEST);
+  ASSERT_EQ(MPI_Wait(&persistent, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  EXPECT_EQ(buf.wrong(), 0u);
+  EXPECT_EQ(MPI_Request_free(&persistent), MPI_SUCCESS);
+  EXPECT_EQ(persistent, MPI_REQUEST_NULL);
+  // The communicator still works.
+  Buffer after(comm, 5000, 0, 6);
+  EXPECT_EQ(LC_Bcast(after.data.data(), after.count(), MPI_BYTE, 0, comm), MPI_SUCCESS);
+  EXPECT_EQ(after.wrong(), 0u);
+  MPI_Comm_free(&comm);
+}
+
+TEST(Misuse, BadArgumentsLeaveNoRequest) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  char byte = 0;
+  MPI_Request request = MPI_REQUEST_NULL;
+  EXPECT_EQ(error_class(LC_Ibcast(&byte, -1, MPI_BYTE, 0, comm, &request)), MPI_ERR_COUNT);
+  EXPECT_EQ(request, MPI_REQUEST_NULL);
+  EXPECT_EQ(error_class(LC_Ibcast(&byte, 1, MPI_BYTE, world_size(), comm, &request)),
+            MPI_ERR_ROOT);
+  EXPECT_EQ(request, MPI_REQUEST_NULL);
+  EXPECT_EQ(error_class(LC_Ibcast_with(&byte, 1, MPI_BYTE, 0, comm, "no-such", &request)),
+            MPI_ERR_ARG);
+  MPI_Info info = MPI_INFO_NULL;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "leancast_bcast_algorithm", "knomial:1");
+  EXPECT_EQ(error_class(LC_Bcast_init(&byte, 1, MPI_BYTE, 0, comm, info, &request)), MPI_ERR_ARG);
+  EXPECT_EQ(request, MPI_REQUEST_NULL);
+  MPI_Info_free(&info);
+  MPI_Comm_free(&comm);
+}
+
+// With LEANCAST_PROGRESS_THREAD=1 (and MPI_THREAD_MULTIPLE): the root starts an 8 MiB
+// pipeline and then computes without calling MPI until the last rank says (through a file)
+// that it has the data. Without a thread the root's later segments would never be sent.
+TEST(ProgressThread, RootComputesWhileOthersComplete) {
+  const char* setting = std::getenv("LEANCAST_PROGRESS_THREAD");
+  if (setting == nullptr || std::string(setting) != "1") GTEST_SKIP() << "needs the thread";
+  const int procs = world_size();
+  if (procs < 2) GTEST_SKIP();
+  const int rank = world_rank();
+  long id = rank == 0 ? static_cast<long>(getpid()) : 0;
+  MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  const std::string marker = "/tmp/leancast-progress-" + std::to_string(id);
+  Buffer buf(MPI_COMM_WORLD, 8 << 20, 0, 31);
+  MPI_Request request = MPI_REQUEST_NULL;
+  ASSERT_EQ(LC_Ibcast_with(buf.data.data(), buf.count(), MPI_BYTE, 0, MPI_COMM_WORLD,
+                           "pipeline-chain:64K", &request),
+            MPI_SUCCESS);
+  bool seen = true;
+  if (rank == 0) {
+    seen = false;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!seen && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // "computing"
+      seen = std::ifstream(marker).good();
+    }
+  }
+  ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  if (rank == procs - 1) std::ofstream(marker) << "done\n";
+  EXPECT_TRUE(seen) << "the last rank did not finish while the root computed";
+  EXPECT_EQ(buf.wrong(), 0u);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) std::remove(marker.c_str());
+}
+
+}  // namespace
+}  // namespace leancast::test
