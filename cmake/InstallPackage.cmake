@@ -43,7 +43,8 @@ endif()
 # leancast-bench it runs. bin/TOOL.FLAVOR links to each (leancast-tune's is a wrapper,
 # since the script looks for leancast-bench beside the path it was started as).
 set(LEANCAST_INSTALLED_TOOLS)
-foreach(tool leancast-plan leancast-bench leancast-packing-bench leancast-job-bench)
+foreach(tool leancast-plan leancast-bench leancast-packing-bench leancast-job-bench
+             leancast-overlap-bench)
   if(TARGET ${tool})
     set_target_properties(${tool} PROPERTIES INSTALL_RPATH "$ORIGIN/${LEANCAST_TOOLS_TO_LIB}")
     install(TARGETS ${tool} RUNTIME DESTINATION ${LEANCAST_TOOLS_DIR} COMPONENT ${LEANCAST_FLAVOR})

@@ -2,9 +2,10 @@
 # The main job, short: builds leancast, shows the paper's rings with leancast-plan (P = 8
 # and P = 10), then broadcasts 1 MiB with every algorithm and MPI_Bcast on 4 local ranks,
 # checking every byte; then a short leancast-bench run beside MPI_Bcast, plotted by
-# leancast-report into out/; then the rings at P = 64 simulated with SMPI on the hornet
-# model beside SMPI's copy of MPICH's ring, and auto beside SMPI's MPICH and Open MPI
-# selectors. Installs its Debian packages first.
+# leancast-report into out/; MPI_Ibcast beside LC_Ibcast (leancast-overlap-bench); then
+# the rings at P = 64 simulated with SMPI on the hornet model beside SMPI's copy of
+# MPICH's ring, and auto beside SMPI's MPICH and Open MPI selectors. Installs its Debian
+# packages first.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$LEANCAST_ROOT/scripts/install-deps.sh"
@@ -39,6 +40,12 @@ timeout 300 mpirun --oversubscribe -n 2 "$build/leancast-bench" \
 "$LEANCAST_ROOT/tools/report/leancast-report" "$LEANCAST_ROOT/out/demo-bench.json" \
   --out-dir "$LEANCAST_ROOT/out" | grep "wrote"
 echo "The bandwidth plot is $LEANCAST_ROOT/out/demo-bench-bandwidth.png"
+
+echo
+echo "== nonblocking: MPI_Ibcast beside LC_Ibcast on 2 ranks, latency and OSU overlap (10 MPI_Test calls)"
+timeout 300 mpirun --oversubscribe -n 2 "$build/leancast-overlap-bench" \
+  --algorithms mpi,auto,scatter-ring-tuned --sizes 64K,1M --reps 3 --test-calls 10 \
+  --json "$LEANCAST_ROOT/out/demo-overlap.json"
 
 echo
 echo "== the same comparison at paper scale: SimGrid SMPI, P = 64 on the hornet model (Cray XC40)"

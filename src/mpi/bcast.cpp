@@ -120,6 +120,7 @@ Outcome run_schedule(const BcastCall& call, const Program& program, PrivateComm&
   const Settings& settings = process_settings();
   // Counted on every rank, messages or not, so that the ranks agree on the numbers.
   const std::uint32_t sequence = state.next_sequence();
+  const OwnCalls own;  // the executors' MPI_Waitsome and the rest go straight to the library
   Outcome outcome;
   if (!program.operations.empty()) {
     const Execution execution{.program = &program,
@@ -159,6 +160,20 @@ bool chosen_by_auto(const Decision& decision) {
           decision.named.within_nodes.algorithm == Algorithm::automatic);
 }
 
+// Below this size a nonblocking broadcast that auto gave to leancast is the library's
+// MPI_Ibcast instead: a leancast task costs about 0.2 us more than its blocking broadcast,
+// and at 1 KiB that made LC_Ibcast 0.63x (Open MPI, shm) the library's MPI_Ibcast at P = 2,
+// while from 16 KiB it was 1.2-4.2x (docs/nonblocking.md#measured).
+constexpr std::uint64_t kNonblockingAutoFloor = 16 * 1024;
+
+Decision nonblocking_choice(const Decision& decision, std::uint64_t bytes) {
+  if (decision.algorithm.algorithm == Algorithm::mpi || !chosen_by_auto(decision) ||
+      bytes >= kNonblockingAutoFloor) {
+    return decision;
+  }
+  return {Algorithm::mpi, decision.named, "a nonblocking call below 16 KiB"};
+}
+
 int raise_outcome(MPI_Comm comm, const Outcome& outcome) {
   return raise_message(comm, outcome.code, outcome.message);
 }
@@ -189,7 +204,9 @@ int run_decision(const BcastCall& call, const Decision& decision, PrivateComm* s
       return run_decision(call, {Algorithm::mpi, decision.named, "auto (no shared memory for shm)"},
                           state, size, info, nonblocking);
     }
-    if (rc != MPI_SUCCESS) return raise_message(call.comm, rc, why.empty() ? why : "leancast: " + why);
+    if (rc != MPI_SUCCESS) {
+      return raise_message(call.comm, rc, why.empty() ? why : "leancast: " + why);
+    }
   }
   record_bcast(decision, size, info.bytes, state->nodes());
   if (nonblocking != nullptr) {
@@ -269,10 +286,11 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested,
   // A size this communicator has broadcast before, with the same algorithm named (or none):
   // the same choice.
   const Decision* known = state != nullptr ? state->remembered(info.bytes, requested) : nullptr;
-  const Decision decision =
+  Decision decision =
       known != nullptr ? *known
                        : decide_now(comm, requested, size, info.bytes, moves_data, state, rc);
   if (rc != MPI_SUCCESS) return raise_code(comm, rc);
+  if (nonblocking != nullptr) decision = nonblocking_choice(decision, info.bytes);
   if (check) {
     complete_outstanding(state);  // the agreement's messages come after theirs
     const Outcome agreed = agree_on_call(*state, {0, call.root, info.bytes, decision.algorithm});

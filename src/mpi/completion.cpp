@@ -31,7 +31,9 @@ int guarded(Call call) {
 
 extern "C" {
 
-int MPI_Wait(MPI_Request* request, MPI_Status* status) { return guarded([&] { return wait_one(request, status); }); }
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  return guarded([&] { return wait_one(request, status); });
+}
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   return guarded([&] { return test_one(request, flag, status); });
@@ -67,13 +69,21 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   return guarded([&] { return request_get_status(request, flag, status); });
 }
 
-int MPI_Start(MPI_Request* request) { return guarded([&] { return start_request(request); }); }
+int MPI_Start(MPI_Request* request) {
+  return guarded([&] { return start_request(request); });
+}
 
-int MPI_Startall(int count, MPI_Request requests[]) { return guarded([&] { return start_all(count, requests); }); }
+int MPI_Startall(int count, MPI_Request requests[]) {
+  return guarded([&] { return start_all(count, requests); });
+}
 
-int MPI_Request_free(MPI_Request* request) { return guarded([&] { return free_request(request); }); }
+int MPI_Request_free(MPI_Request* request) {
+  return guarded([&] { return free_request(request); });
+}
 
-int MPI_Cancel(MPI_Request* request) { return guarded([&] { return cancel_request(request); }); }
+int MPI_Cancel(MPI_Request* request) {
+  return guarded([&] { return cancel_request(request); });
+}
 
 }  // extern "C"
 #endif

@@ -28,7 +28,7 @@ struct Task {
   std::uint32_t sequence = 0;  // counted when the broadcast was started, in call order
   MPI_Request grequest = MPI_REQUEST_NULL;
   ByteBuffer buffer;
-  ExecutorScratch scratch;
+  std::unique_ptr<ExecutorScratch> scratch;  // while it runs
   std::unique_ptr<MessageProgress> messages;
   std::unique_ptr<SharedProgress> copies;
   bool started = false;
@@ -48,15 +48,7 @@ int query_status(void*, MPI_Status* status) {
 int free_nothing(void*) { return MPI_SUCCESS; }
 int cancel_nothing(void*, int) { return MPI_SUCCESS; }
 
-// Set while this thread steps tasks: the executors' own MPI_Testsome (and the rest) then
-// reach leancast's completion functions (completion.cpp), which must pass them through.
-thread_local bool stepping = false;
-
-struct Stepping {
-  Stepping() : outer(std::exchange(stepping, true)) {}
-  ~Stepping() { stepping = outer; }
-  bool outer;
-};
+thread_local bool own_calls = false;
 
 class Engine {
  public:
@@ -75,9 +67,11 @@ class Engine {
     queue.push_back(task);
     outstanding_.fetch_add(1, std::memory_order_release);
     out = task;
+    // The start posts the first messages; copies (shm) wait for a later step, so that the
+    // call itself stays short and the copying overlaps what the caller does next.
     if (queue.size() == 1) {
-      const Stepping here;
-      step_queue(queue);
+      const OwnCalls here;
+      step(*task, spare_, false, false);
     }
     start_thread_once();
     return MPI_SUCCESS;
@@ -91,32 +85,60 @@ class Engine {
 
   bool outstanding() const { return outstanding_.load(std::memory_order_acquire) > 0; }
 
+  // If `task` is the only broadcast outstanding in the process, runs it to its end the way
+  // a blocking broadcast runs (MPI_Waitsome, no polling), and returns true: nothing else
+  // needs progress meanwhile. Otherwise false.
+  bool finish_alone(const Task* task) {
+    std::lock_guard guard(lock_);
+    if (outstanding_.load(std::memory_order_acquire) != 1) return false;
+    for (auto& [state, queue] : queues_) {
+      if (queue.empty() || queue.front().get() != task) continue;
+      const OwnCalls here;
+      step(*queue.front(), spare_, true);
+      step_queue(queue);
+      return true;
+    }
+    return false;
+  }
+
   bool queue_empty(const PrivateComm* state) {
     std::lock_guard guard(lock_);
     auto it = queues_.find(state);
     return it == queues_.end() || it->second.empty();
   }
 
+  void drop(const PrivateComm* state) {
+    std::lock_guard guard(lock_);
+    queues_.erase(state);
+  }
+
  private:
   void progress_locked() {
-    const Stepping here;
-    for (auto it = queues_.begin(); it != queues_.end();) {
-      step_queue(it->second);
-      it = it->second.empty() ? queues_.erase(it) : std::next(it);
-    }
+    const OwnCalls here;
+    for (auto& [state, queue] : queues_) step_queue(queue);
   }
 
   // Steps the first task; each one that finishes lets the next start at once.
   void step_queue(std::deque<std::shared_ptr<Task>>& queue) {
-    while (!queue.empty() && step(*queue.front())) {
+    while (!queue.empty() && step(*queue.front(), spare_)) {
       MPI_Grequest_complete(queue.front()->grequest);
       queue.pop_front();
       outstanding_.fetch_sub(1, std::memory_order_release);
     }
   }
 
-  static void start(Task& task) {
+  // Scratch of finished tasks, for the next ones: a task then allocates nothing for the
+  // executor once these have grown.
+  using Spare = std::vector<std::unique_ptr<ExecutorScratch>>;
+
+  static void start(Task& task, Spare& spare) {
     task.started = true;
+    if (spare.empty()) {
+      task.scratch = std::make_unique<ExecutorScratch>();
+    } else {
+      task.scratch = std::move(spare.back());
+      spare.pop_back();
+    }
     const ScheduledBcast& b = task.bcast;
     const bool is_root = b.state->rank() == b.call.root;
     if (int rc = task.buffer.open(b.call.buf, b.call.count, b.call.type, b.info, is_root,
@@ -128,40 +150,44 @@ class Engine {
     }
     if (b.program->operations.empty()) return;
     const Settings& settings = process_settings();
-    task.messages = std::make_unique<MessageProgress>(Execution{
-        .program = b.program.get(),
-        .buffer = &task.buffer,
-        .comm = b.state->comm(),
-        .rank = b.state->rank(),
-        .bytes = b.info.bytes,
-        .holds_all = is_root,
-        .signature = b.program->signature,
-        .sequence = task.sequence,
-        .sequence_mask = b.state->sequence_mask(),
-        .window = settings.window,
-        .send_window = settings.send_window,
-        .scratch = &task.scratch});
+    task.messages =
+        std::make_unique<MessageProgress>(Execution{.program = b.program.get(),
+                                                    .buffer = &task.buffer,
+                                                    .comm = b.state->comm(),
+                                                    .rank = b.state->rank(),
+                                                    .bytes = b.info.bytes,
+                                                    .holds_all = is_root,
+                                                    .signature = b.program->signature,
+                                                    .sequence = task.sequence,
+                                                    .sequence_mask = b.state->sequence_mask(),
+                                                    .window = settings.window,
+                                                    .send_window = settings.send_window,
+                                                    .scratch = task.scratch.get()});
   }
 
-  // Advances a task without waiting; true once it is done.
-  static bool step(Task& task) {
-    if (!task.started) start(task);
+  // Advances a task (wait: to its end); true once it is done.
+  static bool step(Task& task, Spare& spare, bool wait = false, bool copy = true) {
+    if (!task.started) start(task, spare);
     if (task.done) return true;
-    if (task.messages && !task.messages->advance(false)) return false;
+    if (task.messages && !task.messages->advance(wait)) return false;
+    if (!copy) return false;
     const Outcome sent = task.messages ? task.messages->outcome() : Outcome{};
     if (!task.copies) {
-      task.copies = std::make_unique<SharedProgress>(SharedRun{.program = task.bcast.program.get(),
-                                                               .buffer = &task.buffer,
-                                                               .window = task.bcast.window,
-                                                               .rank = task.bcast.state->rank(),
-                                                               .flagged = sent.code != MPI_SUCCESS});
+      task.copies =
+          std::make_unique<SharedProgress>(SharedRun{.program = task.bcast.program.get(),
+                                                     .buffer = &task.buffer,
+                                                     .window = task.bcast.window,
+                                                     .rank = task.bcast.state->rank(),
+                                                     .flagged = sent.code != MPI_SUCCESS});
     }
-    if (!task.copies->advance(false)) return false;
+    if (!task.copies->advance(wait)) return false;
     task.outcome = sent.code != MPI_SUCCESS ? sent : task.copies->outcome();
     if (int rc = task.buffer.close(); rc != MPI_SUCCESS && task.outcome.code == MPI_SUCCESS) {
       task.outcome.code = rc;
     }
     task.messages.reset();
+    task.copies.reset();
+    spare.push_back(std::move(task.scratch));
     task.done = true;
     return true;
   }
@@ -174,14 +200,15 @@ class Engine {
     int provided = MPI_THREAD_SINGLE;
     MPI_Query_thread(&provided);
     if (provided != MPI_THREAD_MULTIPLE) {
-      rank0_print("LEANCAST_PROGRESS_THREAD=1 needs MPI_THREAD_MULTIPLE (MPI_Init_thread); "
-                  "nonblocking broadcasts progress in leancast's calls only");
+      rank0_print(
+          "LEANCAST_PROGRESS_THREAD=1 needs MPI_THREAD_MULTIPLE (MPI_Init_thread); "
+          "nonblocking broadcasts progress in leancast's calls only");
       return;
     }
     std::thread([this] {
       for (;;) {
         std::unique_lock guard(lock_);
-        wake_.wait(guard, [this] { return stopping_ || !queues_.empty(); });
+        wake_.wait(guard, [this] { return stopping_ || outstanding(); });
         if (stopping_) return;
         progress_locked();
         guard.unlock();
@@ -213,7 +240,10 @@ class Engine {
  private:
   std::mutex lock_;
   std::condition_variable wake_;
+  // Per private communicator; kept when empty (a communicator has broadcasts again and
+  // again), dropped when it is freed.
   std::map<const PrivateComm*, std::deque<std::shared_ptr<Task>>> queues_;
+  Spare spare_;
   std::atomic<int> outstanding_{0};
   bool thread_started_ = false;
   bool stopping_ = false;
@@ -231,6 +261,7 @@ int launch(const ScheduledBcast& bcast, RequestRecord& record) {
   if (int rc = engine().enqueue(bcast, task); rc != MPI_SUCCESS) return rc;
   record.inner = task->grequest;
   record.outcome = [task] { return task->done ? &task->outcome : nullptr; };
+  record.finish_alone = [task] { return engine().finish_alone(task.get()); };
   engine().wake();
   return MPI_SUCCESS;
 }
@@ -259,6 +290,7 @@ int make_persistent(const BcastCall& call, const ScheduledBcast* schedule, MPI_R
   } else {
     record.start = [call](RequestRecord& self) {
       self.outcome = nullptr;
+      self.finish_alone = nullptr;
       return pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root, call.comm,
                                      &self.inner);
     };
@@ -269,7 +301,9 @@ int make_persistent(const BcastCall& call, const ScheduledBcast* schedule, MPI_R
 
 bool tasks_outstanding() { return engine().outstanding(); }
 
-bool stepping_tasks() { return stepping; }
+OwnCalls::OwnCalls() : outer_(std::exchange(own_calls, true)) {}
+OwnCalls::~OwnCalls() { own_calls = outer_; }
+bool OwnCalls::active() { return own_calls; }
 
 void progress_tasks() { engine().progress(); }
 
@@ -278,6 +312,11 @@ void complete_outstanding(const PrivateComm* state) {
     engine().progress();
     yield_cpu();
   }
+}
+
+void forget_comm(const PrivateComm* state) {
+  complete_outstanding(state);
+  engine().drop(state);
 }
 
 }  // namespace leancast::detail

@@ -60,12 +60,29 @@ bool tasks_outstanding();
 // One step of every outstanding task, none of them waiting.
 void progress_tasks();
 
-// Whether this thread is stepping tasks now (its MPI calls are leancast's own).
-bool stepping_tasks();
+// While one is alive, this thread's MPI completion calls are leancast's own (its
+// executors', stepping tasks or running a blocking broadcast): leancast's definitions of
+// them (completion.cpp) pass them to the library untouched, at the cost of one
+// thread-local read.
+class OwnCalls {
+ public:
+  OwnCalls();
+  ~OwnCalls();
+  OwnCalls(const OwnCalls&) = delete;
+  OwnCalls& operator=(const OwnCalls&) = delete;
+  static bool active();
+
+ private:
+  bool outer_;
+};
 
 // Advances every outstanding task until those of `state` are done: what a blocking call
 // that communicates on the private communicator (LEANCAST_CHECK's agreement, making a
-// shared window) does first. Also called when the private communicator is freed.
+// shared window) does first.
 void complete_outstanding(const PrivateComm* state);
+
+// The same when the private communicator is freed (MPI lets a communicator be freed with
+// operations pending); then forgets it.
+void forget_comm(const PrivateComm* state);
 
 }  // namespace leancast::detail

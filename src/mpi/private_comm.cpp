@@ -1,12 +1,11 @@
 #include "private_comm.hpp"
 
-#include "nonblocking.hpp"
-
 #include <algorithm>
 #include <mutex>
 
 #include "broadcast_tag.hpp"
 #include "comm_hint.hpp"
+#include "nonblocking.hpp"
 #include "process_settings.hpp"
 #include "usage_log.hpp"
 
@@ -55,7 +54,7 @@ int find_nodes(MPI_Comm comm, int size, int rank, std::shared_ptr<const NodeMap>
 }  // namespace
 
 PrivateComm::~PrivateComm() {
-  complete_outstanding(this);  // MPI lets a communicator be freed with operations pending
+  forget_comm(this);
   for (Shared& shared : shared_) shared.window.reset();  // MPI_Win_free, collective like this
   MPI_Comm_free(&comm_);
   count_private_comm(false);

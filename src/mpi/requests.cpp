@@ -19,7 +19,8 @@ std::map<MPI_Request, std::shared_ptr<RequestRecord>> registry;
 std::atomic<int> registered{0};
 
 std::shared_ptr<RequestRecord> find(MPI_Request request) {
-  if (request == MPI_REQUEST_NULL || registered.load(std::memory_order_acquire) == 0) return nullptr;
+  if (request == MPI_REQUEST_NULL || registered.load(std::memory_order_acquire) == 0)
+    return nullptr;
   std::lock_guard guard(registry_lock);
   auto it = registry.find(request);
   return it == registry.end() ? nullptr : it->second;
@@ -43,20 +44,27 @@ class Requests {
  public:
   Requests(int count, MPI_Request* user)
       : user_(user), inner_(user, user + count), records_(count), active_(count, false) {
-    if (registered.load(std::memory_order_acquire) == 0 || stepping_tasks()) return;
+    if (registered.load(std::memory_order_acquire) == 0 || OwnCalls::active()) return;
+    std::lock_guard guard(registry_lock);
     for (int i = 0; i < count; ++i) {
-      if (auto record = find(user[i])) {
-        inner_[i] = record->inner;
-        active_[i] = record->inner != MPI_REQUEST_NULL;
-        records_[i] = std::move(record);
-        any_ = true;
-      }
+      auto it = user[i] == MPI_REQUEST_NULL ? registry.end() : registry.find(user[i]);
+      if (it == registry.end()) continue;
+      records_[i] = it->second;
+      inner_[i] = records_[i]->inner;
+      active_[i] = inner_[i] != MPI_REQUEST_NULL;
+      any_ = true;
     }
   }
 
   // Whether the library's call can take the user's requests as they are: none of them is
   // leancast's, and no broadcast needs progress (or this is leancast's own call).
-  bool library_only() const { return stepping_tasks() || (!any_ && !tasks_outstanding()); }
+  bool library_only() const { return OwnCalls::active() || (!any_ && !tasks_outstanding()); }
+
+  // Waiting for request i alone: if its broadcast is the only one outstanding, it runs to
+  // its end without polling (the latency of a blocking broadcast).
+  void finish_alone(int i) {
+    if (records_[i] && active_[i] && records_[i]->finish_alone) records_[i]->finish_alone();
+  }
   MPI_Request* inner() { return inner_.data(); }
 
   // Request i completed in the library: the user's handle follows (a nonblocking
@@ -76,6 +84,7 @@ class Requests {
     if (record->start) {
       record->inner = MPI_REQUEST_NULL;
       record->outcome = nullptr;
+      record->finish_alone = nullptr;
     } else {
       forget(user_[i]);
       user_[i] = MPI_REQUEST_NULL;
@@ -159,18 +168,29 @@ int raise_misuse(MPI_Comm comm, const char* what) {
   return raise_message(comm, MPI_ERR_REQUEST, std::string("leancast: ") + what);
 }
 
+// No leancast request exists and no broadcast needs progress, or this is leancast's own
+// call: the library's call as it is, with nothing allocated (the executors' MPI_Waitsome
+// comes through here on every step).
+bool pass_through() {
+  return OwnCalls::active() ||
+         (registered.load(std::memory_order_acquire) == 0 && !tasks_outstanding());
+}
+
 }  // namespace
 
 void remember_request(MPI_Request handle, RequestRecord record) {
   std::lock_guard guard(registry_lock);
-  if (registry.insert_or_assign(handle, std::make_shared<RequestRecord>(std::move(record))).second) {
+  if (registry.insert_or_assign(handle, std::make_shared<RequestRecord>(std::move(record)))
+          .second) {
     registered.fetch_add(1, std::memory_order_release);
   }
 }
 
 int wait_one(MPI_Request* request, MPI_Status* status) {
+  if (pass_through()) return PMPI_Wait(request, status);
   Requests requests(1, request);
   if (requests.library_only()) return PMPI_Wait(request, status);
+  requests.finish_alone(0);
   int flag = 0;
   const int rc = poll(
       true, [&] { return PMPI_Test(requests.inner(), &flag, status); },
@@ -179,6 +199,7 @@ int wait_one(MPI_Request* request, MPI_Status* status) {
 }
 
 int test_one(MPI_Request* request, int* flag, MPI_Status* status) {
+  if (pass_through()) return PMPI_Test(request, flag, status);
   Requests requests(1, request);
   if (requests.library_only()) return PMPI_Test(request, flag, status);
   const auto test = [&] { return PMPI_Test(requests.inner(), flag, status); };
@@ -187,8 +208,10 @@ int test_one(MPI_Request* request, int* flag, MPI_Status* status) {
 }
 
 int wait_all(int count, MPI_Request requests_in[], MPI_Status statuses[]) {
+  if (pass_through()) return PMPI_Waitall(count, requests_in, statuses);
   Requests requests(count, requests_in);
   if (requests.library_only()) return PMPI_Waitall(count, requests_in, statuses);
+  for (int i = 0; i < count; ++i) requests.finish_alone(i);
   int flag = 0;
   const int rc = poll(
       true, [&] { return PMPI_Testall(count, requests.inner(), &flag, statuses); },
@@ -199,10 +222,9 @@ int wait_all(int count, MPI_Request requests_in[], MPI_Status statuses[]) {
 }
 
 int test_all(int count, MPI_Request requests_in[], int* flag, MPI_Status statuses[]) {
+  if (pass_through()) return PMPI_Testall(count, requests_in, flag, statuses);
   Requests requests(count, requests_in);
-  if (requests.library_only()) {
-    return PMPI_Testall(count, requests_in, flag, statuses);
-  }
+  if (requests.library_only()) return PMPI_Testall(count, requests_in, flag, statuses);
   const auto test = [&] { return PMPI_Testall(count, requests.inner(), flag, statuses); };
   const int rc = poll(false, test, test, [] { return true; });
   const int finished = rc == MPI_SUCCESS && !*flag ? 0 : count;
@@ -210,10 +232,9 @@ int test_all(int count, MPI_Request requests_in[], int* flag, MPI_Status statuse
 }
 
 int wait_any(int count, MPI_Request requests_in[], int* index, MPI_Status* status) {
+  if (pass_through()) return PMPI_Waitany(count, requests_in, index, status);
   Requests requests(count, requests_in);
-  if (requests.library_only()) {
-    return PMPI_Waitany(count, requests_in, index, status);
-  }
+  if (requests.library_only()) return PMPI_Waitany(count, requests_in, index, status);
   int flag = 0;
   const int rc = poll(
       true, [&] { return PMPI_Testany(count, requests.inner(), index, &flag, status); },
@@ -224,10 +245,9 @@ int wait_any(int count, MPI_Request requests_in[], int* index, MPI_Status* statu
 }
 
 int test_any(int count, MPI_Request requests_in[], int* index, int* flag, MPI_Status* status) {
+  if (pass_through()) return PMPI_Testany(count, requests_in, index, flag, status);
   Requests requests(count, requests_in);
-  if (requests.library_only()) {
-    return PMPI_Testany(count, requests_in, index, flag, status);
-  }
+  if (requests.library_only()) return PMPI_Testany(count, requests_in, index, flag, status);
   const auto test = [&] { return PMPI_Testany(count, requests.inner(), index, flag, status); };
   const int rc = poll(false, test, test, [] { return true; });
   const bool one = rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED;
@@ -236,15 +256,16 @@ int test_any(int count, MPI_Request requests_in[], int* index, int* flag, MPI_St
 
 int wait_some(int incount, MPI_Request requests_in[], int* outcount, int indices[],
               MPI_Status statuses[]) {
+  if (pass_through()) return PMPI_Waitsome(incount, requests_in, outcount, indices, statuses);
   Requests requests(incount, requests_in);
-  if (requests.library_only()) {
+  if (requests.library_only())
     return PMPI_Waitsome(incount, requests_in, outcount, indices, statuses);
-  }
   const auto test = [&] {
     return PMPI_Testsome(incount, requests.inner(), outcount, indices, statuses);
   };
   const int rc = poll(
-      true, test, [&] { return PMPI_Waitsome(incount, requests.inner(), outcount, indices, statuses); },
+      true, test,
+      [&] { return PMPI_Waitsome(incount, requests.inner(), outcount, indices, statuses); },
       [&] { return *outcount != 0; });
   const int done = *outcount == MPI_UNDEFINED ? 0 : *outcount;
   return finish_several(requests, incount, done, indices, statuses, rc);
@@ -252,10 +273,10 @@ int wait_some(int incount, MPI_Request requests_in[], int* outcount, int indices
 
 int test_some(int incount, MPI_Request requests_in[], int* outcount, int indices[],
               MPI_Status statuses[]) {
+  if (pass_through()) return PMPI_Testsome(incount, requests_in, outcount, indices, statuses);
   Requests requests(incount, requests_in);
-  if (requests.library_only()) {
+  if (requests.library_only())
     return PMPI_Testsome(incount, requests_in, outcount, indices, statuses);
-  }
   const auto test = [&] {
     return PMPI_Testsome(incount, requests.inner(), outcount, indices, statuses);
   };
@@ -265,6 +286,7 @@ int test_some(int incount, MPI_Request requests_in[], int* outcount, int indices
 }
 
 int request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  if (pass_through()) return PMPI_Request_get_status(request, flag, status);
   Requests requests(1, &request);
   if (tasks_outstanding()) progress_tasks();
   return PMPI_Request_get_status(*requests.inner(), flag, status);
@@ -274,12 +296,14 @@ int start_request(MPI_Request* request) {
   const auto record = find(*request);
   if (!record) return PMPI_Start(request);
   if (!record->start) {
-    return raise_misuse(record->comm, "MPI_Start on a nonblocking broadcast's request (only "
-                                      "persistent requests, from MPI_Bcast_init, can be started)");
+    return raise_misuse(record->comm,
+                        "MPI_Start on a nonblocking broadcast's request (only "
+                        "persistent requests, from MPI_Bcast_init, can be started)");
   }
   if (record->inner != MPI_REQUEST_NULL) {
-    return raise_misuse(record->comm, "MPI_Start on a persistent broadcast that is still active "
-                                      "(complete it with MPI_Wait or MPI_Test first)");
+    return raise_misuse(record->comm,
+                        "MPI_Start on a persistent broadcast that is still active "
+                        "(complete it with MPI_Wait or MPI_Test first)");
   }
   if (int rc = record->start(*record); rc != MPI_SUCCESS) {
     record->inner = MPI_REQUEST_NULL;
@@ -299,8 +323,9 @@ int free_request(MPI_Request* request) {
   const auto record = find(*request);
   if (!record) return PMPI_Request_free(request);
   if (!record->start || record->inner != MPI_REQUEST_NULL) {
-    return raise_misuse(record->comm, "MPI_Request_free on an active broadcast's request (MPI "
-                                      "forbids it; complete it with MPI_Wait or MPI_Test)");
+    return raise_misuse(record->comm,
+                        "MPI_Request_free on an active broadcast's request (MPI "
+                        "forbids it; complete it with MPI_Wait or MPI_Test)");
   }
   forget(*request);
   return PMPI_Request_free(request);
@@ -309,8 +334,9 @@ int free_request(MPI_Request* request) {
 int cancel_request(MPI_Request* request) {
   const auto record = find(*request);
   if (!record) return PMPI_Cancel(request);
-  return raise_misuse(record->comm, "MPI_Cancel on a broadcast's request (MPI forbids "
-                                    "cancelling a collective operation)");
+  return raise_misuse(record->comm,
+                      "MPI_Cancel on a broadcast's request (MPI forbids "
+                      "cancelling a collective operation)");
 }
 
 }  // namespace leancast::detail

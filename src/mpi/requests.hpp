@@ -26,7 +26,10 @@ struct RequestRecord {
   // The running task's outcome once it is done (nullptr before); empty where the library's
   // own broadcast runs and reports its errors itself.
   std::function<const Outcome*()> outcome;
-  // Persistent broadcasts only: starts one broadcast (sets inner and outcome).
+  // Where leancast runs the broadcast: if it is the only one outstanding in the process,
+  // runs it to its end as a blocking broadcast would (true); else false (empty: never).
+  std::function<bool()> finish_alone;
+  // Persistent broadcasts only: starts one broadcast (sets inner, outcome, finish_alone).
   std::function<int(RequestRecord&)> start;
 };
 

@@ -1,7 +1,7 @@
 // libleancast_pmpi_<mpi>.so: MPI_Bcast and MPI_Ibcast (and MPI_Bcast_c, MPI_Ibcast_c,
 // MPI_Bcast_init and MPI_Bcast_init_c where the MPI library is MPI 4) defined by leancast,
-// with the completion calls that know its requests (mpi/completion.cpp), for unmodified programs through LD_PRELOAD or by linking it before
-// the MPI library. leancast's own MPI calls, and every function not defined here, are the
+// with the completion calls that know its requests (mpi/completion.cpp), for unmodified
+// programs through LD_PRELOAD or by linking it before the MPI library. leancast's own MPI calls, and every function not defined here, are the
 // MPI library's; the "mpi" algorithm and intercommunicators go to PMPI_Bcast. exports.map
 // keeps everything but these names local, so this copy of leancast never mixes with a
 // libleancast.so that the same program may load.

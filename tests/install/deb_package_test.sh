@@ -73,7 +73,7 @@ fi
 prefix="$root/usr"
 
 clean_env=(env -u LD_LIBRARY_PATH -u LD_PRELOAD)
-for tool in plan bench packing-bench job-bench; do
+for tool in plan bench packing-bench job-bench overlap-bench; do
   exe="$prefix/bin/leancast-$tool.$flavor"
   [[ -x $exe ]] || { [[ $tool == *-bench && $tool != bench ]] && continue; fail "no $exe"; }
   real=$(readlink -f "$exe")  # ldd takes $ORIGIN from the path it is given

@@ -6,6 +6,7 @@
 // MPI_ERR_REQUEST; bad arguments; and, with LEANCAST_PROGRESS_THREAD=1, a root that computes
 // without calling MPI while the others finish.
 #include <gtest/gtest.h>
+#include <leancast/leancast.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -14,8 +15,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <leancast/leancast.h>
 
 #include "test_support.hpp"
 
@@ -49,8 +48,8 @@ TEST(Nonblocking, EveryAlgorithmDeliversEveryByte) {
   const int procs = world_size();
   std::uint64_t seed = 1;
   for (const std::string& name : algorithm_names_under_test()) {
-    for (std::uint64_t bytes : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{4099},
-                                std::uint64_t{300000}}) {
+    for (std::uint64_t bytes :
+         {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{4099}, std::uint64_t{300000}}) {
       for (int root : roots_under_test(procs)) {
         Buffer buf(MPI_COMM_WORLD, bytes, root, ++seed);
         MPI_Request request = MPI_REQUEST_NULL;
@@ -60,8 +59,8 @@ TEST(Nonblocking, EveryAlgorithmDeliversEveryByte) {
             << name;
         ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS) << name;
         EXPECT_EQ(request, MPI_REQUEST_NULL);
-        EXPECT_EQ(buf.wrong(), 0u) << name << " bytes=" << bytes << " root=" << root
-                                   << " rank=" << world_rank();
+        EXPECT_EQ(buf.wrong(), 0u)
+            << name << " bytes=" << bytes << " root=" << root << " rank=" << world_rank();
       }
     }
   }
@@ -75,16 +74,16 @@ TEST(Nonblocking, SeveralOutstandingMixedWithBlocking) {
   const int rank = world_rank();
   MPI_Comm other = MPI_COMM_NULL;
   MPI_Comm_dup(MPI_COMM_WORLD, &other);
-  const std::vector<std::string> names{"scatter-ring-tuned", "pipeline-chain:8K", "binomial",
-                                       "shm:4K", "auto", "two-tree"};
+  const std::vector<std::string> names{
+      "scatter-ring-tuned", "pipeline-chain:8K", "binomial", "shm:4K", "auto", "two-tree"};
   for (int round = 0; round < 3; ++round) {
     std::vector<std::unique_ptr<Buffer>> buffers;
     std::vector<MPI_Request> requests;
     const auto start = [&](MPI_Comm comm, const std::string& name, std::uint64_t bytes, int root) {
       buffers.push_back(std::make_unique<Buffer>(comm, bytes, root, 100 * round + buffers.size()));
       requests.push_back(MPI_REQUEST_NULL);
-      ASSERT_EQ(LC_Ibcast_with(buffers.back()->data.data(), buffers.back()->count(), MPI_BYTE,
-                               root, comm, name.c_str(), &requests.back()),
+      ASSERT_EQ(LC_Ibcast_with(buffers.back()->data.data(), buffers.back()->count(), MPI_BYTE, root,
+                               comm, name.c_str(), &requests.back()),
                 MPI_SUCCESS)
           << name;
     };
@@ -94,8 +93,8 @@ TEST(Nonblocking, SeveralOutstandingMixedWithBlocking) {
       if (i == 3) {
         // A blocking broadcast on the same communicator: after the four before it.
         Buffer blocking(MPI_COMM_WORLD, 50000, 0, 999 + round);
-        ASSERT_EQ(LC_Bcast_with(blocking.data.data(), blocking.count(), MPI_BYTE, 0,
-                                MPI_COMM_WORLD, "scatter-ring-tuned"),
+        ASSERT_EQ(LC_Bcast_with(blocking.data.data(), blocking.count(), MPI_BYTE, 0, MPI_COMM_WORLD,
+                                "scatter-ring-tuned"),
                   MPI_SUCCESS);
         EXPECT_EQ(blocking.wrong(), 0u) << "blocking, rank " << rank;
         start(other, "knomial:3", 70000, 0);
@@ -161,9 +160,9 @@ TEST(Persistent, ThousandStartsDeliverEachStartsData) {
       MPI_Info_set(info, "leancast_bcast_algorithm", name);
     }
     MPI_Request request = MPI_REQUEST_NULL;
-    ASSERT_EQ(LC_Bcast_init(buf.data.data(), buf.count(), MPI_BYTE, root, MPI_COMM_WORLD, info,
-                            &request),
-              MPI_SUCCESS)
+    ASSERT_EQ(
+        LC_Bcast_init(buf.data.data(), buf.count(), MPI_BYTE, root, MPI_COMM_WORLD, info, &request),
+        MPI_SUCCESS)
         << name;
     if (info != MPI_INFO_NULL) MPI_Info_free(&info);
     // Inactive: completes at once.
@@ -240,9 +239,9 @@ TEST(Misuse, ActiveRequestsCannotBeFreedCancelledOrRestarted) {
   EXPECT_EQ(buf.wrong(), 0u);
 
   MPI_Request persistent = MPI_REQUEST_NULL;
-  ASSERT_EQ(LC_Bcast_init(buf.data.data(), buf.count(), MPI_BYTE, 0, comm, MPI_INFO_NULL,
-                          &persistent),
-            MPI_SUCCESS);
+  ASSERT_EQ(
+      LC_Bcast_init(buf.data.data(), buf.count(), MPI_BYTE, 0, comm, MPI_INFO_NULL, &persistent),
+      MPI_SUCCESS);
   ASSERT_EQ(MPI_Start(&persistent), MPI_SUCCESS);
   EXPECT_EQ(error_class(MPI_Start(&persistent)), MPI_ERR_REQUEST);
   EXPECT_EQ(error_class(MPI_Request_free(&persistent)), MPI_ERR_REQUEST);
@@ -266,8 +265,7 @@ TEST(Misuse, BadArgumentsLeaveNoRequest) {
   MPI_Request request = MPI_REQUEST_NULL;
   EXPECT_EQ(error_class(LC_Ibcast(&byte, -1, MPI_BYTE, 0, comm, &request)), MPI_ERR_COUNT);
   EXPECT_EQ(request, MPI_REQUEST_NULL);
-  EXPECT_EQ(error_class(LC_Ibcast(&byte, 1, MPI_BYTE, world_size(), comm, &request)),
-            MPI_ERR_ROOT);
+  EXPECT_EQ(error_class(LC_Ibcast(&byte, 1, MPI_BYTE, world_size(), comm, &request)), MPI_ERR_ROOT);
   EXPECT_EQ(request, MPI_REQUEST_NULL);
   EXPECT_EQ(error_class(LC_Ibcast_with(&byte, 1, MPI_BYTE, 0, comm, "no-such", &request)),
             MPI_ERR_ARG);

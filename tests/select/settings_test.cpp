@@ -145,6 +145,9 @@ TEST(Settings, ExecutorAndWindow) {
   EXPECT_EQ(set.executor, Executor::rounds);
   EXPECT_EQ(set.window, 3);
   EXPECT_EQ(set.send_window, 2);
+  EXPECT_FALSE(none.progress_thread);
+  EXPECT_TRUE(read({{"LEANCAST_PROGRESS_THREAD", "1"}}).progress_thread);
+  EXPECT_EQ(read({{"LEANCAST_PROGRESS_THREAD", "always"}}).warnings.size(), 1u);
   const Settings bad = read({{"LEANCAST_EXECUTOR", "fast"}, {"LEANCAST_WINDOW", "0"}});
   ASSERT_EQ(bad.warnings.size(), 2u);
   EXPECT_EQ(bad.warnings[0],

@@ -1,16 +1,39 @@
-// What leancast-job-bench and leancast-packing-bench share: the bytes a root broadcasts
-// (a pattern that differs per position and per call, so a stale or shifted byte shows) and
-// the median of samples.
+// What leancast-job-bench, leancast-packing-bench and leancast-overlap-bench share: the
+// bytes a root broadcasts (a pattern that differs per position and per call, so a stale or
+// shifted byte shows), the median of samples, and option handling.
 #pragma once
+
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <sstream>
+#include <string>
 #include <vector>
 
 namespace leancast::bench {
 
 inline unsigned char pattern(std::uint64_t i, int salt) {
   return static_cast<unsigned char>(i * 7 + (i >> 13) + salt * 29 + 1);
+}
+
+// "a,b,,c" -> {a, b, c}: an option's comma-separated list.
+inline std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+// The end of a tool's option checks: a bad option is reported by rank 0 and exits 2 on
+// every rank; otherwise run() gives the status.
+template <class Run>
+int run_or_refuse(const char* tool, const std::string& error, int rank, Run run) {
+  if (error.empty()) return run();
+  if (rank == 0) fmt::print(stderr, "{}: {}\n", tool, error);
+  return 2;
 }
 
 // `values` must not be empty.

@@ -31,6 +31,8 @@ namespace {
 
 using leancast::bench::median;
 using leancast::bench::pattern;
+using leancast::bench::run_or_refuse;
+using leancast::bench::split_list;
 
 using json = nlohmann::ordered_json;
 
@@ -66,15 +68,6 @@ struct Job {
     return (elapsed[n - 1] - elapsed[from - 1]) / (n - from);
   }
 };
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, ',');) {
-    if (!part.empty()) parts.push_back(part);
-  }
-  return parts;
-}
 
 constexpr unsigned char kUntouched = 0xEE;
 
@@ -363,7 +356,7 @@ int main(int argc, char** argv) {
   }
   if (status < 0) {
     std::string error;
-    for (const std::string& s : split(sizes)) {
+    for (const std::string& s : split_list(sizes)) {
       const auto bytes = leancast::detail::parse_byte_size(s);
       if (!bytes || *bytes < 16 || *bytes > INT_MAX) error = "bad size " + s + " (16 B to 2 GiB)";
       else o.sizes.push_back(*bytes);
@@ -373,7 +366,7 @@ int main(int argc, char** argv) {
     o.modes = {{"mpi", Kind::mpi, {}, o.calls},
                {"auto", Kind::automatic, {}, o.calls},
                {"online", Kind::online, {}, o.calls}};
-    for (const std::string& name : split(fixed == "none" ? "" : fixed)) {
+    for (const std::string& name : split_list(fixed == "none" ? "" : fixed)) {
       const auto spec = leancast::parse_algorithm_spec(name, &error);
       if (!spec || spec->algorithm == leancast::Algorithm::mpi ||
           spec->algorithm == leancast::Algorithm::automatic) {
@@ -382,12 +375,8 @@ int main(int argc, char** argv) {
       }
       o.modes.push_back({name, Kind::fixed, *spec, o.fixed_calls});
     }
-    if (!error.empty()) {
-      if (rank == 0) fmt::print(stderr, "leancast-job-bench: {}\n", error);
-      status = 2;
-    } else {
-      status = run(o, rank, procs);
-    }
+    status = run_or_refuse("leancast-job-bench", error, rank,
+                           [&] { return run(o, rank, procs); });
   }
   MPI_Finalize();
   return status;

@@ -27,6 +27,8 @@ namespace {
 
 using leancast::bench::median;
 using leancast::bench::pattern;
+using leancast::bench::run_or_refuse;
+using leancast::bench::split_list;
 
 // One element of each type: 64 data bytes (16 for resized) of doubles with holes.
 struct TypeSpec {
@@ -65,13 +67,6 @@ const std::vector<TypeSpec>& type_specs() {
        }},
   };
   return all;
-}
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
-  return parts;
 }
 
 constexpr unsigned char kUntouched = 0xEE;
@@ -315,8 +310,8 @@ int main(int argc, char** argv) {
     status = rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
   }
   if (status < 0) {
-    o.types = split(types);
-    o.algorithms = split(algorithms);
+    o.types = split_list(types);
+    o.algorithms = split_list(algorithms);
     std::string error;
     for (const std::string& t : o.types) {
       if (std::none_of(type_specs().begin(), type_specs().end(),
@@ -327,19 +322,17 @@ int main(int argc, char** argv) {
     for (const std::string& a : o.algorithms) {
       if (a != "mpi" && !leancast::parse_algorithm_spec(a, &error)) break;
     }
-    for (const std::string& s : split(sizes)) {
+    for (const std::string& s : split_list(sizes)) {
       const auto bytes = leancast::detail::parse_byte_size(s);
       // The element count is an int: 2^31 elements of 16 bytes at most.
       if (!bytes || *bytes == 0 || *bytes / 16 > INT_MAX) error = "bad size " + s;
       else o.sizes.push_back(*bytes);
     }
-    if (o.types.empty() || o.algorithms.empty() || o.sizes.empty()) error = "empty list";
-    if (!error.empty()) {
-      if (rank == 0) fmt::print(stderr, "leancast-packing-bench: {}\n", error);
-      status = 2;
-    } else {
-      status = run(o, rank, procs);
+    if (error.empty() && (o.types.empty() || o.algorithms.empty() || o.sizes.empty())) {
+      error = "empty list";
     }
+    status = run_or_refuse("leancast-packing-bench", error, rank,
+                           [&] { return run(o, rank, procs); });
   }
   MPI_Finalize();
   return status;

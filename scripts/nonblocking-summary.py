@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Tabulates leancast-overlap-bench's JSON (scripts/nonblocking-measure.sh) as markdown:
+per run (library, P, way of computing) and size, the library's MPI_Ibcast and each leancast
+contender's latency over its own blocking broadcast (ib/bl) and overlap %, medians over the
+repetitions; then, per run, where the issue's targets hold: latency within 10 % of the
+blocking leancast broadcast, and overlap at least the library's from 64 KiB."""
+import json
+import pathlib
+import sys
+
+WAYS = {"calls0": "no MPI call while computing (OSU default)",
+        "calls10": "10 MPI_Test calls spread over the computation (OSU -t)",
+        "thread": "no MPI call, LEANCAST_PROGRESS_THREAD=1 (MPI_THREAD_MULTIPLE)"}
+
+
+def size_text(n):
+    for unit, scale in (("M", 1 << 20), ("K", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale}{unit}"
+    return str(n)
+
+
+def main():
+    folder = pathlib.Path(sys.argv[1])
+    print("# Nonblocking broadcasts: MPI_Ibcast beside LC_Ibcast\n")
+    print("Measured by `scripts/nonblocking-measure.sh` (leancast-overlap-bench) on this 2-core "
+          "VM; raw JSON beside this file. ib/bl: a contender's MPI_Ibcast + MPI_Wait time over "
+          "its own blocking broadcast's (mpi: MPI_Ibcast over MPI_Bcast; leancast: LC_Ibcast "
+          "over LC_Bcast with the same algorithm). overlap: OSU's, in %. Medians of 7 "
+          "repetitions.\n")
+    for path in sorted(folder.glob("*.json")):
+        data = json.loads(path.read_text())
+        name, way = path.stem.rsplit("-", 1)
+        rows = {}
+        contenders = []
+        for r in data["results"]:
+            rows.setdefault(r["bytes"], {})[r["contender"]] = r
+            if r["contender"] not in contenders:
+                contenders.append(r["contender"])
+        print(f"## {name}, {WAYS.get(way, way)}\n")
+        head = "| bytes | mpi us (ib/bl, overlap) |" + "".join(
+            f" {c} ib/bl | {c} overlap |" for c in contenders if c != "mpi")
+        print(head)
+        print("|" + "---|" * (head.count("|") - 1))
+        latency_ok, latency_all, overlap_ok, overlap_all = 0, 0, 0, 0
+        for size in sorted(rows):
+            cells = rows[size]
+            mpi = cells["mpi"]
+            line = (f"| {size_text(size)} | {mpi['ibcast_us']:.1f} "
+                    f"({mpi['ibcast_over_blocking']:.2f}, {mpi['overlap_percent']:.0f}) |")
+            for c in contenders:
+                if c == "mpi":
+                    continue
+                cell = cells[c]
+                line += f" {cell['ibcast_over_blocking']:.2f} | {cell['overlap_percent']:.0f} |"
+                latency_all += 1
+                latency_ok += cell["ibcast_over_blocking"] <= 1.10
+                if size >= 64 * 1024:
+                    overlap_all += 1
+                    overlap_ok += cell["overlap_percent"] >= mpi["overlap_percent"]
+            print(line)
+        print(f"\nLatency within 10 % of blocking: {latency_ok} of {latency_all} cells. "
+              f"Overlap at least the library's from 64 KiB: {overlap_ok} of {overlap_all} "
+              f"cells.\n")
+
+
+if __name__ == "__main__":
+    main()

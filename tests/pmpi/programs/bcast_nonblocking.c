@@ -1,0 +1,106 @@
+/* A plain MPI program with nonblocking and persistent broadcasts (built against MPI only):
+ * MPI_Ibcast at several sizes and roots, four outstanding at once on two communicators
+ * with a blocking MPI_Bcast among them, completed by MPI_Waitall, MPI_Waitany and MPI_Test
+ * loops; where the library is MPI 4, MPI_Bcast_init started 100 times with new data each
+ * time. Every rank checks every byte. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { kOutstanding = 4 };
+
+static int rank, size, failures, made;
+
+static unsigned char value(int seed, long i) { return (unsigned char)(seed * 31 + i * 7 + 1); }
+
+static void fill(unsigned char* buf, long bytes, int seed, int root) {
+  for (long i = 0; i < bytes; ++i) buf[i] = rank == root ? value(seed, i) : 0;
+}
+
+static void check(const unsigned char* buf, long bytes, int seed, const char* what) {
+  long wrong = 0;
+  for (long i = 0; i < bytes; ++i) wrong += buf[i] != value(seed, i);
+  if (wrong) {
+    fprintf(stderr, "rank %d: FAILED %s (seed %d): %ld wrong bytes\n", rank, what, seed, wrong);
+    ++failures;
+  }
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm other;
+  MPI_Comm_dup(MPI_COMM_WORLD, &other);
+  const long sizes[] = {1, 3000, 70000, 1 << 20};
+  unsigned char* bufs[kOutstanding];
+  for (int k = 0; k < kOutstanding; ++k) bufs[k] = malloc(1 << 20);
+  unsigned char* blocking = malloc(100000);
+  int seed = 0;
+
+  for (int s = 0; s < 4; ++s) {
+    const long bytes = sizes[s];
+    MPI_Request requests[kOutstanding];
+    int seeds[kOutstanding];
+    for (int k = 0; k < kOutstanding; ++k) {
+      const int root = (k + s) % size;
+      seeds[k] = ++seed;
+      fill(bufs[k], bytes, seeds[k], root);
+      MPI_Ibcast(bufs[k], (int)bytes, MPI_BYTE, root, k % 2 ? other : MPI_COMM_WORLD, &requests[k]);
+      ++made;
+      if (k == 1) { /* a blocking broadcast while two are outstanding */
+        fill(blocking, 100000, ++seed, 0);
+        MPI_Bcast(blocking, 100000, MPI_BYTE, 0, MPI_COMM_WORLD);
+        ++made;
+        check(blocking, 100000, seed, "MPI_Bcast among MPI_Ibcasts");
+      }
+    }
+    if (s % 2 == 0) {
+      MPI_Status statuses[kOutstanding];
+      MPI_Waitall(kOutstanding, requests, statuses);
+    } else {
+      int index = 0, flag = 0;
+      MPI_Waitany(kOutstanding, requests, &index, MPI_STATUS_IGNORE);
+      for (int k = 0; k < kOutstanding; ++k) {
+        do MPI_Test(&requests[k], &flag, MPI_STATUS_IGNORE); while (!flag);
+      }
+    }
+    for (int k = 0; k < kOutstanding; ++k) {
+      if (requests[k] != MPI_REQUEST_NULL) {
+        fprintf(stderr, "rank %d: FAILED a completed request is not MPI_REQUEST_NULL\n", rank);
+        ++failures;
+      }
+      check(bufs[k], bytes, seeds[k], "MPI_Ibcast");
+    }
+  }
+
+#if MPI_VERSION >= 4
+  {
+    MPI_Request persistent;
+    const long bytes = 50000;
+    MPI_Bcast_init(bufs[0], (int)bytes, MPI_BYTE, size - 1, MPI_COMM_WORLD, MPI_INFO_NULL,
+                   &persistent);
+    ++made;
+    for (int start = 0; start < 100; ++start) {
+      fill(bufs[0], bytes, ++seed, size - 1);
+      MPI_Start(&persistent);
+      MPI_Wait(&persistent, MPI_STATUS_IGNORE);
+      check(bufs[0], bytes, seed, "MPI_Bcast_init");
+    }
+    MPI_Request_free(&persistent);
+  }
+#endif
+
+  int any = 0;
+  MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) {
+    printf("bcast_nonblocking: rank 0 made %d valid broadcasts, 0 on intercommunicators; %s\n",
+           made, any ? "FAILED" : "all data correct");
+  }
+  for (int k = 0; k < kOutstanding; ++k) free(bufs[k]);
+  free(blocking);
+  MPI_Comm_free(&other);
+  MPI_Finalize();
+  return any ? 1 : 0;
+}
