@@ -289,8 +289,6 @@ int make_persistent(const BcastCall& call, const ScheduledBcast* schedule, MPI_R
     record.start = [bcast = *schedule](RequestRecord& self) { return launch(bcast, self); };
   } else {
     record.start = [call](RequestRecord& self) {
-      self.outcome = nullptr;
-      self.finish_alone = nullptr;
       return pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root, call.comm,
                                      &self.inner);
     };

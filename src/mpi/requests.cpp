@@ -42,17 +42,23 @@ struct Failure {
 // an empty status, as an inactive persistent request does).
 class Requests {
  public:
-  Requests(int count, MPI_Request* user)
-      : user_(user), inner_(user, user + count), records_(count), active_(count, false) {
+  // Allocates only where leancast requests exist; the executors' own calls (OwnCalls) and
+  // programs without leancast requests look nothing up.
+  Requests(int count, MPI_Request* user) : user_(user) {
     if (registered.load(std::memory_order_acquire) == 0 || OwnCalls::active()) return;
     std::lock_guard guard(registry_lock);
     for (int i = 0; i < count; ++i) {
       auto it = user[i] == MPI_REQUEST_NULL ? registry.end() : registry.find(user[i]);
       if (it == registry.end()) continue;
+      if (!any_) {
+        inner_.assign(user, user + count);
+        records_.resize(count);
+        active_.assign(count, false);
+        any_ = true;
+      }
       records_[i] = it->second;
       inner_[i] = records_[i]->inner;
       active_[i] = inner_[i] != MPI_REQUEST_NULL;
-      any_ = true;
     }
   }
 
@@ -63,13 +69,17 @@ class Requests {
   // Waiting for request i alone: if its broadcast is the only one outstanding, it runs to
   // its end without polling (the latency of a blocking broadcast).
   void finish_alone(int i) {
-    if (records_[i] && active_[i] && records_[i]->finish_alone) records_[i]->finish_alone();
+    if (any_ && records_[i] && active_[i] && records_[i]->finish_alone) {
+      records_[i]->finish_alone();
+    }
   }
-  MPI_Request* inner() { return inner_.data(); }
+  // The array the library's call takes: the user's own where none is leancast's.
+  MPI_Request* inner() { return any_ ? inner_.data() : user_; }
 
   // Request i completed in the library: the user's handle follows (a nonblocking
   // broadcast's is freed, a persistent one's stays, inactive). Returns its failure, if any.
   std::optional<Failure> finish(int i) {
+    if (!any_) return std::nullopt;  // the library completed the user's own handle
     const std::shared_ptr<RequestRecord>& record = records_[i];
     if (!record) {
       user_[i] = inner_[i];
@@ -94,7 +104,7 @@ class Requests {
 
   // Request i did not complete: the library may still have touched a handle of its own.
   void keep(int i) {
-    if (!records_[i]) user_[i] = inner_[i];
+    if (any_ && !records_[i]) user_[i] = inner_[i];
   }
 
  private:
@@ -168,14 +178,6 @@ int raise_misuse(MPI_Comm comm, const char* what) {
   return raise_message(comm, MPI_ERR_REQUEST, std::string("leancast: ") + what);
 }
 
-// No leancast request exists and no broadcast needs progress, or this is leancast's own
-// call: the library's call as it is, with nothing allocated (the executors' MPI_Waitsome
-// comes through here on every step).
-bool pass_through() {
-  return OwnCalls::active() ||
-         (registered.load(std::memory_order_acquire) == 0 && !tasks_outstanding());
-}
-
 }  // namespace
 
 void remember_request(MPI_Request handle, RequestRecord record) {
@@ -187,7 +189,6 @@ void remember_request(MPI_Request handle, RequestRecord record) {
 }
 
 int wait_one(MPI_Request* request, MPI_Status* status) {
-  if (pass_through()) return PMPI_Wait(request, status);
   Requests requests(1, request);
   if (requests.library_only()) return PMPI_Wait(request, status);
   requests.finish_alone(0);
@@ -199,7 +200,6 @@ int wait_one(MPI_Request* request, MPI_Status* status) {
 }
 
 int test_one(MPI_Request* request, int* flag, MPI_Status* status) {
-  if (pass_through()) return PMPI_Test(request, flag, status);
   Requests requests(1, request);
   if (requests.library_only()) return PMPI_Test(request, flag, status);
   const auto test = [&] { return PMPI_Test(requests.inner(), flag, status); };
@@ -208,7 +208,6 @@ int test_one(MPI_Request* request, int* flag, MPI_Status* status) {
 }
 
 int wait_all(int count, MPI_Request requests_in[], MPI_Status statuses[]) {
-  if (pass_through()) return PMPI_Waitall(count, requests_in, statuses);
   Requests requests(count, requests_in);
   if (requests.library_only()) return PMPI_Waitall(count, requests_in, statuses);
   for (int i = 0; i < count; ++i) requests.finish_alone(i);
@@ -222,7 +221,6 @@ int wait_all(int count, MPI_Request requests_in[], MPI_Status statuses[]) {
 }
 
 int test_all(int count, MPI_Request requests_in[], int* flag, MPI_Status statuses[]) {
-  if (pass_through()) return PMPI_Testall(count, requests_in, flag, statuses);
   Requests requests(count, requests_in);
   if (requests.library_only()) return PMPI_Testall(count, requests_in, flag, statuses);
   const auto test = [&] { return PMPI_Testall(count, requests.inner(), flag, statuses); };
@@ -232,7 +230,6 @@ int test_all(int count, MPI_Request requests_in[], int* flag, MPI_Status statuse
 }
 
 int wait_any(int count, MPI_Request requests_in[], int* index, MPI_Status* status) {
-  if (pass_through()) return PMPI_Waitany(count, requests_in, index, status);
   Requests requests(count, requests_in);
   if (requests.library_only()) return PMPI_Waitany(count, requests_in, index, status);
   int flag = 0;
@@ -245,7 +242,6 @@ int wait_any(int count, MPI_Request requests_in[], int* index, MPI_Status* statu
 }
 
 int test_any(int count, MPI_Request requests_in[], int* index, int* flag, MPI_Status* status) {
-  if (pass_through()) return PMPI_Testany(count, requests_in, index, flag, status);
   Requests requests(count, requests_in);
   if (requests.library_only()) return PMPI_Testany(count, requests_in, index, flag, status);
   const auto test = [&] { return PMPI_Testany(count, requests.inner(), index, flag, status); };
@@ -256,7 +252,6 @@ int test_any(int count, MPI_Request requests_in[], int* index, int* flag, MPI_St
 
 int wait_some(int incount, MPI_Request requests_in[], int* outcount, int indices[],
               MPI_Status statuses[]) {
-  if (pass_through()) return PMPI_Waitsome(incount, requests_in, outcount, indices, statuses);
   Requests requests(incount, requests_in);
   if (requests.library_only())
     return PMPI_Waitsome(incount, requests_in, outcount, indices, statuses);
@@ -273,7 +268,6 @@ int wait_some(int incount, MPI_Request requests_in[], int* outcount, int indices
 
 int test_some(int incount, MPI_Request requests_in[], int* outcount, int indices[],
               MPI_Status statuses[]) {
-  if (pass_through()) return PMPI_Testsome(incount, requests_in, outcount, indices, statuses);
   Requests requests(incount, requests_in);
   if (requests.library_only())
     return PMPI_Testsome(incount, requests_in, outcount, indices, statuses);
@@ -286,9 +280,8 @@ int test_some(int incount, MPI_Request requests_in[], int* outcount, int indices
 }
 
 int request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
-  if (pass_through()) return PMPI_Request_get_status(request, flag, status);
   Requests requests(1, &request);
-  if (tasks_outstanding()) progress_tasks();
+  if (!OwnCalls::active() && tasks_outstanding()) progress_tasks();
   return PMPI_Request_get_status(*requests.inner(), flag, status);
 }
 
