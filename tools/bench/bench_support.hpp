@@ -3,6 +3,7 @@
 // shifted byte shows), the median of samples, and option handling.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -27,6 +28,17 @@ inline std::vector<std::string> split_list(const std::string& text) {
   return parts;
 }
 
+// Parses the options (the same on every rank); rank 0 alone prints the help or the error.
+// -1: go on; otherwise the exit status.
+inline int parse_options(CLI::App& app, int argc, char** argv, int rank) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
+  }
+  return -1;
+}
+
 // The end of a tool's option checks: a bad option is reported by rank 0 and exits 2 on
 // every rank; otherwise run() gives the status.
 template <class Run>
@@ -34,6 +46,12 @@ int run_or_refuse(const char* tool, const std::string& error, int rank, Run run)
   if (error.empty()) return run();
   if (rank == 0) fmt::print(stderr, "{}: {}\n", tool, error);
   return 2;
+}
+
+// A tool's exit status from whether every broadcast delivered the right bytes.
+inline int data_status(const char* tool, bool ok) {
+  if (!ok) fmt::print(stderr, "{}: some broadcasts delivered wrong data\n", tool);
+  return ok ? 0 : 1;
 }
 
 // `values` must not be empty.

@@ -30,6 +30,7 @@
 namespace {
 
 using leancast::bench::median;
+using leancast::bench::parse_options;
 using leancast::bench::pattern;
 using leancast::bench::run_or_refuse;
 using leancast::bench::split_list;
@@ -348,12 +349,7 @@ int main(int argc, char** argv) {
   app.add_option("--root", o.root, "root rank")->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--label", o.label, "free text stored in the JSON (the platform, say)");
   app.add_option("--json", o.json_path, "every measurement as JSON");
-  int status = -1;
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    status = rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
-  }
+  int status = parse_options(app, argc, argv, rank);
   if (status < 0) {
     std::string error;
     for (const std::string& s : split_list(sizes)) {

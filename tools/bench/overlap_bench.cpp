@@ -30,7 +30,9 @@
 
 namespace {
 
+using leancast::bench::data_status;
 using leancast::bench::median;
+using leancast::bench::parse_options;
 using leancast::bench::pattern;
 using leancast::bench::run_or_refuse;
 using leancast::bench::split_list;
@@ -56,6 +58,11 @@ struct Contender {
     return LC_Bcast_with(buf, bytes, MPI_BYTE, 0, comm, name.c_str());
   }
 };
+
+bool progress_thread_requested() {
+  const char* thread = std::getenv("LEANCAST_PROGRESS_THREAD");
+  return thread != nullptr && std::strcmp(thread, "1") == 0;
+}
 
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -215,34 +222,29 @@ int run(const Options& o, int rank, int procs) {
     }
   }
   if (!o.json_path.empty()) {
-    std::ofstream(o.json_path)
-        << nlohmann::ordered_json{{"tool", "leancast-overlap-bench"},
-                                  {"version", LEANCAST_VERSION},
-                                  {"revision", LEANCAST_GIT_REVISION},
-                                  {"procs", procs},
-                                  {"test_calls", o.test_calls},
-                                  {"progress_thread",
-                                   std::getenv("LEANCAST_PROGRESS_THREAD") != nullptr &&
-                                       std::strcmp(std::getenv("LEANCAST_PROGRESS_THREAD"), "1") ==
-                                           0},
-                                  {"environment", environment},
-                                  {"wall_seconds", MPI_Wtime() - wall_start},
-                                  {"results", results}}
-               .dump(1)
-        << "\n";
+    std::ofstream(o.json_path) << nlohmann::ordered_json{{"tool", "leancast-overlap-bench"},
+                                                         {"version", LEANCAST_VERSION},
+                                                         {"revision", LEANCAST_GIT_REVISION},
+                                                         {"procs", procs},
+                                                         {"test_calls", o.test_calls},
+                                                         {"progress_thread",
+                                                          progress_thread_requested()},
+                                                         {"environment", environment},
+                                                         {"wall_seconds", MPI_Wtime() - wall_start},
+                                                         {"results", results}}
+                                      .dump(1)
+                               << "\n";
   }
-  if (!ok) fmt::print(stderr, "leancast-overlap-bench: some broadcasts delivered wrong data\n");
-  return ok ? 0 : 1;
+  return data_status("leancast-overlap-bench", ok);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   // leancast's progress thread needs MPI_THREAD_MULTIPLE.
-  const char* thread = std::getenv("LEANCAST_PROGRESS_THREAD");
-  const bool multiple = thread != nullptr && std::strcmp(thread, "1") == 0;
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
+  MPI_Init_thread(&argc, &argv,
+                  progress_thread_requested() ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
   int rank = 0, procs = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &procs);
@@ -261,12 +263,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
   app.add_option("--json", o.json_path, "raw times and medians as JSON");
-  int status = -1;
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    status = rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
-  }
+  int status = parse_options(app, argc, argv, rank);
   if (status < 0) {
     o.contenders = split_list(contenders);
     std::string error;

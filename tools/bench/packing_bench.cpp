@@ -25,7 +25,9 @@
 
 namespace {
 
+using leancast::bench::data_status;
 using leancast::bench::median;
+using leancast::bench::parse_options;
 using leancast::bench::pattern;
 using leancast::bench::run_or_refuse;
 using leancast::bench::split_list;
@@ -277,8 +279,7 @@ int run(const Options& o, int rank, int procs) {
                 .dump(1)
          << "\n";
   }
-  if (!ok) fmt::print(stderr, "leancast-packing-bench: some broadcasts delivered wrong data\n");
-  return ok ? 0 : 1;
+  return data_status("leancast-packing-bench", ok);
 }
 
 }  // namespace
@@ -303,12 +304,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000000))->capture_default_str();
   app.add_option("--json", o.json_path, "raw times and medians as JSON");
   app.add_option("--seed", o.seed, "seed of the per-repetition shuffle")->capture_default_str();
-  int status = -1;
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    status = rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
-  }
+  int status = parse_options(app, argc, argv, rank);
   if (status < 0) {
     o.types = split_list(types);
     o.algorithms = split_list(algorithms);
