@@ -55,9 +55,7 @@ std::optional<Problem> check_arguments(const BcastCall& call, int size) {
   return std::nullopt;
 }
 
-// Intercommunicators have their own root semantics (MPI_ROOT, MPI_PROC_NULL): MPI's own.
-// Their sizes are only counted for the verbose summary; ranks passing MPI_PROC_NULL move
-// no data, and MPI ignores their datatype, so it is not looked at.
+// The library's nonblocking broadcast, or a persistent one whose starts call it.
 int pass_nonblocking(const BcastCall& call, const NonblockingCall& nonblocking) {
   if (nonblocking.persistent) return make_persistent(call, nullptr, nonblocking.request);
   return pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root, call.comm,
@@ -70,6 +68,9 @@ int pass(const BcastCall& call, const NonblockingCall* nonblocking) {
   return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
 }
 
+// Intercommunicators have their own root semantics (MPI_ROOT, MPI_PROC_NULL): MPI's own.
+// Their sizes are only counted for the verbose summary; ranks passing MPI_PROC_NULL move
+// no data, and MPI ignores their datatype, so it is not looked at.
 int pass_intercommunicator(const BcastCall& call, const NonblockingCall* nonblocking) {
   TypeInfo info;
   if (call.root == MPI_PROC_NULL || call.type == MPI_DATATYPE_NULL || call.count < 0 ||
@@ -163,7 +164,7 @@ bool chosen_by_auto(const Decision& decision) {
 // Below this size a nonblocking broadcast that auto gave to leancast is the library's
 // MPI_Ibcast instead: a leancast task costs about 0.2 us more than its blocking broadcast,
 // and at 1 KiB that made LC_Ibcast 0.63x (Open MPI, shm) the library's MPI_Ibcast at P = 2,
-// while from 16 KiB it was 1.2-4.2x (docs/nonblocking.md#measured).
+// while from 16 KiB it was 1.2-4.8x (docs/nonblocking.md#measured).
 constexpr std::uint64_t kNonblockingAutoFloor = 16 * 1024;
 
 Decision nonblocking_choice(const Decision& decision, std::uint64_t bytes) {
@@ -239,7 +240,7 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested,
   // once: it queues behind those of its communicator and progresses them all meanwhile.
   if (nonblocking == nullptr && tasks_outstanding()) {
     MPI_Request request = MPI_REQUEST_NULL;
-    const NonblockingCall started{&request, false};
+    const NonblockingCall started{&request, false, true};
     if (int rc = run(call, requested, &started); rc != MPI_SUCCESS) return rc;
     return wait_one(&request, MPI_STATUS_IGNORE);
   }
@@ -290,7 +291,9 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested,
       known != nullptr ? *known
                        : decide_now(comm, requested, size, info.bytes, moves_data, state, rc);
   if (rc != MPI_SUCCESS) return raise_code(comm, rc);
-  if (nonblocking != nullptr) decision = nonblocking_choice(decision, info.bytes);
+  if (nonblocking != nullptr && !nonblocking->waited_at_once) {
+    decision = nonblocking_choice(decision, info.bytes);
+  }
   if (check) {
     complete_outstanding(state);  // the agreement's messages come after theirs
     const Outcome agreed = agree_on_call(*state, {0, call.root, info.bytes, decision.algorithm});

@@ -95,6 +95,8 @@ class MessageProgress {
   MessageProgress(const MessageProgress&) = delete;
   MessageProgress& operator=(const MessageProgress&) = delete;
   bool advance(bool wait);
+  // Posts what can be posted without completing anything (a nonblocking start).
+  void post();
   const Outcome& outcome() const;
 
  private:

@@ -111,6 +111,14 @@ class DataflowRun {
 
   const Outcome& outcome() const { return outcome_; }
 
+  // Posts the receives and ready sends, completes nothing: a nonblocking start, which must
+  // stay short (completing may copy a whole arrived message inside the library's progress).
+  void post_only() {
+    if (finished_ || aborted_) return;
+    post_receives();
+    post_sends();
+  }
+
  private:
   bool sends_left() const {
     for (std::size_t g = 0; g < next_send_.size(); ++g) {
@@ -502,6 +510,7 @@ MessageProgress::MessageProgress(const Execution& execution)
     : run_(std::make_unique<Run>(execution)) {}
 MessageProgress::~MessageProgress() = default;
 bool MessageProgress::advance(bool wait) { return run_->dataflow.advance(wait); }
+void MessageProgress::post() { run_->dataflow.post_only(); }
 const Outcome& MessageProgress::outcome() const { return run_->dataflow.outcome(); }
 
 }  // namespace leancast::detail

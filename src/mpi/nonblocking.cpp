@@ -67,11 +67,13 @@ class Engine {
     queue.push_back(task);
     outstanding_.fetch_add(1, std::memory_order_release);
     out = task;
-    // The start posts the first messages; copies (shm) wait for a later step, so that the
-    // call itself stays short and the copying overlaps what the caller does next.
+    // The start posts the first messages and completes nothing: completing (in the
+    // library's progress) and copying (shm) wait for a later step, so that the call itself
+    // stays short and that work overlaps what the caller does next.
     if (queue.size() == 1) {
       const OwnCalls here;
-      step(*task, spare_, false, false);
+      start(*task, spare_);
+      if (task->messages) task->messages->post();
     }
     start_thread_once();
     return MPI_SUCCESS;
@@ -166,11 +168,10 @@ class Engine {
   }
 
   // Advances a task (wait: to its end); true once it is done.
-  static bool step(Task& task, Spare& spare, bool wait = false, bool copy = true) {
+  static bool step(Task& task, Spare& spare, bool wait = false) {
     if (!task.started) start(task, spare);
     if (task.done) return true;
     if (task.messages && !task.messages->advance(wait)) return false;
-    if (!copy) return false;
     const Outcome sent = task.messages ? task.messages->outcome() : Outcome{};
     if (!task.copies) {
       task.copies =
@@ -208,7 +209,11 @@ class Engine {
     std::thread([this] {
       for (;;) {
         std::unique_lock guard(lock_);
-        wake_.wait(guard, [this] { return stopping_ || outstanding(); });
+        // Idle while a completion call polls: it steps the tasks itself, and on a node
+        // without a spare core the two would take turns on one.
+        wake_.wait(guard, [this] {
+          return stopping_ || (outstanding() && polling_.load(std::memory_order_acquire) == 0);
+        });
         if (stopping_) return;
         progress_locked();
         guard.unlock();
@@ -237,6 +242,14 @@ class Engine {
  public:
   void wake() { wake_.notify_all(); }
 
+  void poll_begins() { polling_.fetch_add(1, std::memory_order_acq_rel); }
+  void poll_ends() {
+    if (polling_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      std::lock_guard guard(lock_);  // the thread is waiting, or sees the new count
+      wake_.notify_all();
+    }
+  }
+
  private:
   std::mutex lock_;
   std::condition_variable wake_;
@@ -245,6 +258,7 @@ class Engine {
   std::map<const PrivateComm*, std::deque<std::shared_ptr<Task>>> queues_;
   Spare spare_;
   std::atomic<int> outstanding_{0};
+  std::atomic<int> polling_{0};  // completion calls polling now (the thread idles meanwhile)
   bool thread_started_ = false;
   bool stopping_ = false;
 };
@@ -298,6 +312,9 @@ int make_persistent(const BcastCall& call, const ScheduledBcast* schedule, MPI_R
 }
 
 bool tasks_outstanding() { return engine().outstanding(); }
+
+Polling::Polling() { engine().poll_begins(); }
+Polling::~Polling() { engine().poll_ends(); }
 
 OwnCalls::OwnCalls() : outer_(std::exchange(own_calls, true)) {}
 OwnCalls::~OwnCalls() { own_calls = outer_; }

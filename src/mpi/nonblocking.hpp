@@ -60,6 +60,15 @@ bool tasks_outstanding();
 // One step of every outstanding task, none of them waiting.
 void progress_tasks();
 
+// While one is alive, a completion call polls the tasks itself: the progress thread idles.
+class Polling {
+ public:
+  Polling();
+  ~Polling();
+  Polling(const Polling&) = delete;
+  Polling& operator=(const Polling&) = delete;
+};
+
 // While one is alive, this thread's MPI completion calls are leancast's own (its
 // executors', stepping tasks or running a blocking broadcast): leancast's definitions of
 // them (completion.cpp) pass them to the library untouched, at the cost of one

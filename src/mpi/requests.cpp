@@ -123,6 +123,7 @@ int raise_failure(const Failure& failure) {
 // broadcast is outstanding any more (what is left completes by itself).
 template <class Test, class Wait, class Done>
 int poll(bool blocking, Test test, Wait wait, Done done) {
+  const Polling polling;
   for (;;) {
     if (!tasks_outstanding()) return blocking ? wait() : test();
     progress_tasks();
@@ -191,6 +192,7 @@ void remember_request(MPI_Request handle, RequestRecord record) {
 int wait_one(MPI_Request* request, MPI_Status* status) {
   Requests requests(1, request);
   if (requests.library_only()) return PMPI_Wait(request, status);
+  const Polling polling;  // from here the caller steps the tasks: the thread idles
   requests.finish_alone(0);
   int flag = 0;
   const int rc = poll(
@@ -210,6 +212,7 @@ int test_one(MPI_Request* request, int* flag, MPI_Status* status) {
 int wait_all(int count, MPI_Request requests_in[], MPI_Status statuses[]) {
   Requests requests(count, requests_in);
   if (requests.library_only()) return PMPI_Waitall(count, requests_in, statuses);
+  const Polling polling;
   for (int i = 0; i < count; ++i) requests.finish_alone(i);
   int flag = 0;
   const int rc = poll(
