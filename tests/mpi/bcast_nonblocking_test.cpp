@@ -278,6 +278,38 @@ TEST(Misuse, BadArgumentsLeaveNoRequest) {
   MPI_Comm_free(&comm);
 }
 
+// A rank that expects more bytes than the root sends (a leaf of binomial: the last rank)
+// gets MPI_ERR_TRUNCATE when its request completes, raised on the communicator; the others
+// succeed, and the communicator's next broadcast is right.
+TEST(Misuse, DisagreeingCountIsAnErrorAtCompletion) {
+  const int procs = world_size();
+  if (procs < 2) GTEST_SKIP();
+  const int rank = world_rank();
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  const int bytes = rank == procs - 1 ? 5000 : 4000;
+  Buffer buf(comm, bytes, 0, 9);
+  MPI_Request request = MPI_REQUEST_NULL;
+  ASSERT_EQ(LC_Ibcast_with(buf.data.data(), bytes, MPI_BYTE, 0, comm, "binomial", &request),
+            MPI_SUCCESS);
+  const int rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
+  EXPECT_EQ(request, MPI_REQUEST_NULL);
+  if (rank == procs - 1) {
+    EXPECT_EQ(error_class(rc), MPI_ERR_TRUNCATE);
+  } else {
+    EXPECT_EQ(rc, MPI_SUCCESS);
+    EXPECT_EQ(buf.wrong(), 0u);
+  }
+  Buffer after(comm, 3000, 0, 10);
+  ASSERT_EQ(LC_Ibcast_with(after.data.data(), after.count(), MPI_BYTE, 0, comm, "binomial",
+                           &request),
+            MPI_SUCCESS);
+  EXPECT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  EXPECT_EQ(after.wrong(), 0u);
+  MPI_Comm_free(&comm);
+}
+
 // With LEANCAST_PROGRESS_THREAD=1 (and MPI_THREAD_MULTIPLE): the root starts an 8 MiB
 // pipeline and then computes without calling MPI until the last rank says (through a file)
 // that it has the data. Without a thread the root's later segments would never be sent.

@@ -21,6 +21,7 @@ says it did:
   P=... bytes LOW-HIGH: CANDIDATE TIME us, ... -> WINNER" with mpi the first candidate and the
   winner one of the candidates.
 
+--log-line REGEX: a line of the log that must appear (repeatable).
 --expect-abort instead expects the job to abort. Exit 77 from the program means skipped;
 --opt-in NAME skips unless the environment has NAME=1.
 """
@@ -56,6 +57,8 @@ def parse_arguments():
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the ranks")
     parser.add_argument("--served-by", action="append", default=[])
     parser.add_argument("--only")
+    parser.add_argument("--log-line", action="append", default=[], metavar="REGEX",
+                        help="a line of rank 0's log that must appear")
     parser.add_argument("--plan", help="leancast-plan, to check auto's choices against")
     parser.add_argument("--warnings", type=int, default=0)
     parser.add_argument("--online-tuning", type=int, metavar="N",
@@ -188,6 +191,9 @@ def main():
         fail("the program did not report correct data")
     check_summary(args, output, made)
     check_logs(args, output)
+    for pattern in args.log_line:
+        if not re.search(pattern, output, re.M):
+            fail(f"no log line matches {pattern!r}")
     if args.online_tuning is not None:
         check_online_tuning(args, output)
     if args.plan:
