@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "next_mpi.hpp"
 #include "nonblocking.hpp"
 
 namespace leancast::detail {
@@ -191,33 +192,33 @@ void remember_request(MPI_Request handle, RequestRecord record) {
 
 int wait_one(MPI_Request* request, MPI_Status* status) {
   Requests requests(1, request);
-  if (requests.library_only()) return PMPI_Wait(request, status);
+  if (requests.library_only()) return next_mpi().wait(request, status);
   const Polling polling;  // from here the caller steps the tasks: the thread idles
   requests.finish_alone(0);
   int flag = 0;
   const int rc = poll(
-      true, [&] { return PMPI_Test(requests.inner(), &flag, status); },
-      [&] { return flag = 1, PMPI_Wait(requests.inner(), status); }, [&] { return flag != 0; });
+      true, [&] { return next_mpi().test(requests.inner(), &flag, status); },
+      [&] { return flag = 1, next_mpi().wait(requests.inner(), status); }, [&] { return flag != 0; });
   return finish_single(requests, rc == MPI_SUCCESS && flag, rc);
 }
 
 int test_one(MPI_Request* request, int* flag, MPI_Status* status) {
   Requests requests(1, request);
-  if (requests.library_only()) return PMPI_Test(request, flag, status);
-  const auto test = [&] { return PMPI_Test(requests.inner(), flag, status); };
+  if (requests.library_only()) return next_mpi().test(request, flag, status);
+  const auto test = [&] { return next_mpi().test(requests.inner(), flag, status); };
   const int rc = poll(false, test, test, [] { return true; });
   return finish_single(requests, rc == MPI_SUCCESS && *flag, rc);
 }
 
 int wait_all(int count, MPI_Request requests_in[], MPI_Status statuses[]) {
   Requests requests(count, requests_in);
-  if (requests.library_only()) return PMPI_Waitall(count, requests_in, statuses);
+  if (requests.library_only()) return next_mpi().waitall(count, requests_in, statuses);
   const Polling polling;
   for (int i = 0; i < count; ++i) requests.finish_alone(i);
   int flag = 0;
   const int rc = poll(
-      true, [&] { return PMPI_Testall(count, requests.inner(), &flag, statuses); },
-      [&] { return flag = 1, PMPI_Waitall(count, requests.inner(), statuses); },
+      true, [&] { return next_mpi().testall(count, requests.inner(), &flag, statuses); },
+      [&] { return flag = 1, next_mpi().waitall(count, requests.inner(), statuses); },
       [&] { return flag != 0; });
   if (rc == MPI_SUCCESS && !flag) return finish_several(requests, count, 0, nullptr, statuses, rc);
   return finish_several(requests, count, count, nullptr, statuses, rc);
@@ -225,8 +226,8 @@ int wait_all(int count, MPI_Request requests_in[], MPI_Status statuses[]) {
 
 int test_all(int count, MPI_Request requests_in[], int* flag, MPI_Status statuses[]) {
   Requests requests(count, requests_in);
-  if (requests.library_only()) return PMPI_Testall(count, requests_in, flag, statuses);
-  const auto test = [&] { return PMPI_Testall(count, requests.inner(), flag, statuses); };
+  if (requests.library_only()) return next_mpi().testall(count, requests_in, flag, statuses);
+  const auto test = [&] { return next_mpi().testall(count, requests.inner(), flag, statuses); };
   const int rc = poll(false, test, test, [] { return true; });
   const int finished = rc == MPI_SUCCESS && !*flag ? 0 : count;
   return finish_several(requests, count, finished, nullptr, statuses, rc);
@@ -234,11 +235,11 @@ int test_all(int count, MPI_Request requests_in[], int* flag, MPI_Status statuse
 
 int wait_any(int count, MPI_Request requests_in[], int* index, MPI_Status* status) {
   Requests requests(count, requests_in);
-  if (requests.library_only()) return PMPI_Waitany(count, requests_in, index, status);
+  if (requests.library_only()) return next_mpi().waitany(count, requests_in, index, status);
   int flag = 0;
   const int rc = poll(
-      true, [&] { return PMPI_Testany(count, requests.inner(), index, &flag, status); },
-      [&] { return flag = 1, PMPI_Waitany(count, requests.inner(), index, status); },
+      true, [&] { return next_mpi().testany(count, requests.inner(), index, &flag, status); },
+      [&] { return flag = 1, next_mpi().waitany(count, requests.inner(), index, status); },
       [&] { return flag != 0; });
   const bool one = rc == MPI_SUCCESS && flag && *index != MPI_UNDEFINED;
   return finish_at(requests, count, one ? *index : -1, rc);
@@ -246,8 +247,8 @@ int wait_any(int count, MPI_Request requests_in[], int* index, MPI_Status* statu
 
 int test_any(int count, MPI_Request requests_in[], int* index, int* flag, MPI_Status* status) {
   Requests requests(count, requests_in);
-  if (requests.library_only()) return PMPI_Testany(count, requests_in, index, flag, status);
-  const auto test = [&] { return PMPI_Testany(count, requests.inner(), index, flag, status); };
+  if (requests.library_only()) return next_mpi().testany(count, requests_in, index, flag, status);
+  const auto test = [&] { return next_mpi().testany(count, requests.inner(), index, flag, status); };
   const int rc = poll(false, test, test, [] { return true; });
   const bool one = rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED;
   return finish_at(requests, count, one ? *index : -1, rc);
@@ -257,13 +258,13 @@ int wait_some(int incount, MPI_Request requests_in[], int* outcount, int indices
               MPI_Status statuses[]) {
   Requests requests(incount, requests_in);
   if (requests.library_only())
-    return PMPI_Waitsome(incount, requests_in, outcount, indices, statuses);
+    return next_mpi().waitsome(incount, requests_in, outcount, indices, statuses);
   const auto test = [&] {
-    return PMPI_Testsome(incount, requests.inner(), outcount, indices, statuses);
+    return next_mpi().testsome(incount, requests.inner(), outcount, indices, statuses);
   };
   const int rc = poll(
       true, test,
-      [&] { return PMPI_Waitsome(incount, requests.inner(), outcount, indices, statuses); },
+      [&] { return next_mpi().waitsome(incount, requests.inner(), outcount, indices, statuses); },
       [&] { return *outcount != 0; });
   const int done = *outcount == MPI_UNDEFINED ? 0 : *outcount;
   return finish_several(requests, incount, done, indices, statuses, rc);
@@ -273,9 +274,9 @@ int test_some(int incount, MPI_Request requests_in[], int* outcount, int indices
               MPI_Status statuses[]) {
   Requests requests(incount, requests_in);
   if (requests.library_only())
-    return PMPI_Testsome(incount, requests_in, outcount, indices, statuses);
+    return next_mpi().testsome(incount, requests_in, outcount, indices, statuses);
   const auto test = [&] {
-    return PMPI_Testsome(incount, requests.inner(), outcount, indices, statuses);
+    return next_mpi().testsome(incount, requests.inner(), outcount, indices, statuses);
   };
   const int rc = poll(false, test, test, [] { return true; });
   const int done = *outcount == MPI_UNDEFINED ? 0 : *outcount;
@@ -285,12 +286,12 @@ int test_some(int incount, MPI_Request requests_in[], int* outcount, int indices
 int request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   Requests requests(1, &request);
   if (!OwnCalls::active() && tasks_outstanding()) progress_tasks();
-  return PMPI_Request_get_status(*requests.inner(), flag, status);
+  return next_mpi().request_get_status(*requests.inner(), flag, status);
 }
 
 int start_request(MPI_Request* request) {
   const auto record = find(*request);
-  if (!record) return PMPI_Start(request);
+  if (!record) return next_mpi().start(request);
   if (!record->start) {
     return raise_misuse(record->comm,
                         "MPI_Start on a nonblocking broadcast's request (only "
@@ -317,19 +318,19 @@ int start_all(int count, MPI_Request requests[]) {
 
 int free_request(MPI_Request* request) {
   const auto record = find(*request);
-  if (!record) return PMPI_Request_free(request);
+  if (!record) return next_mpi().request_free(request);
   if (!record->start || record->inner != MPI_REQUEST_NULL) {
     return raise_misuse(record->comm,
                         "MPI_Request_free on an active broadcast's request (MPI "
                         "forbids it; complete it with MPI_Wait or MPI_Test)");
   }
   forget(*request);
-  return PMPI_Request_free(request);
+  return next_mpi().request_free(request);
 }
 
 int cancel_request(MPI_Request* request) {
   const auto record = find(*request);
-  if (!record) return PMPI_Cancel(request);
+  if (!record) return next_mpi().cancel(request);
   return raise_misuse(record->comm,
                       "MPI_Cancel on a broadcast's request (MPI forbids "
                       "cancelling a collective operation)");

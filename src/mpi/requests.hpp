@@ -4,9 +4,10 @@
 // one's is an inactive placeholder whose record starts a broadcast at each MPI_Start and
 // stands for that start's request until it completes. The completion functions here are
 // what leancast's definitions of MPI_Wait, MPI_Test, ... (completion.cpp) run: while a
-// broadcast is outstanding they poll, stepping every task between PMPI_Test* calls on the
+// broadcast is outstanding they poll, stepping every task between MPI_Test* calls on the
 // requests with each persistent handle replaced by its active request (or
-// MPI_REQUEST_NULL while inactive); with none outstanding they are the library's calls.
+// MPI_REQUEST_NULL while inactive); with none outstanding they are the library's calls
+// (next_mpi.hpp: the next definition, which is the library's or another copy of leancast's).
 // A broadcast that failed is raised on its communicator when it is completed.
 #pragma once
 

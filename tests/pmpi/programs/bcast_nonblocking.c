@@ -1,4 +1,7 @@
-/* A plain MPI program with nonblocking and persistent broadcasts (built against MPI only):
+/* A plain MPI program with nonblocking and persistent broadcasts (built against MPI only;
+ * built with -DUSE_LEANCAST_API and linked with libleancast, every other MPI_Ibcast is
+ * LC_Ibcast instead, for a program that both calls leancast and has the interposer
+ * preloaded: its MPI_Wait family must complete both copies' requests):
  * MPI_Ibcast at several sizes and roots, four outstanding at once on two communicators
  * with a blocking MPI_Bcast among them, completed by MPI_Waitall, MPI_Waitany and MPI_Test
  * loops; where the library is MPI 4, MPI_Bcast_init started 100 times with new data each
@@ -7,10 +10,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef USE_LEANCAST_API
+#include <leancast/leancast.h>
+#endif
 
 enum { kOutstanding = 4 };
 
 static int rank, size, failures, made;
+
+/* Starts broadcast k; counts it in `made` if it is an MPI_Ibcast (the interposer's). */
+static void start_ibcast(int k, void* buf, int bytes, int root, MPI_Comm comm,
+                         MPI_Request* request) {
+#ifdef USE_LEANCAST_API
+  if (k % 2) {
+    LC_Ibcast(buf, bytes, MPI_BYTE, root, comm, request);
+    return;
+  }
+#else
+  (void)k;
+#endif
+  MPI_Ibcast(buf, bytes, MPI_BYTE, root, comm, request);
+  ++made;
+}
 
 static unsigned char value(int seed, long i) { return (unsigned char)(seed * 31 + i * 7 + 1); }
 
@@ -47,8 +68,8 @@ int main(int argc, char** argv) {
       const int root = (k + s) % size;
       seeds[k] = ++seed;
       fill(bufs[k], bytes, seeds[k], root);
-      MPI_Ibcast(bufs[k], (int)bytes, MPI_BYTE, root, k % 2 ? other : MPI_COMM_WORLD, &requests[k]);
-      ++made;
+      start_ibcast(k + s, bufs[k], (int)bytes, root, k % 2 ? other : MPI_COMM_WORLD,
+                   &requests[k]);
       if (k == 1) { /* a blocking broadcast while two are outstanding */
         fill(blocking, 100000, ++seed, 0);
         MPI_Bcast(blocking, 100000, MPI_BYTE, 0, MPI_COMM_WORLD);
