@@ -34,13 +34,13 @@
 #include <climits>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "broadcast_tag.hpp"
 #include "errors.hpp"
+#include "world_errors.hpp"
 #include "executor.hpp"
 #include "schedule/held_bytes.hpp"
 
@@ -462,35 +462,6 @@ class DataflowRun {
 
 }  // namespace
 
-#ifdef MPICH_VERSION
-// MPICH 4.0 raises the errors of completion calls (a truncated receive in MPI_Waitsome) on
-// MPI_COMM_WORLD, not on the request's communicator: under the default fatal handler there
-// a rank that receives a longer message would abort instead of returning the error. While
-// any broadcast runs, the world's handler is MPI_ERRORS_RETURN (errors other threads meet
-// on MPI_COMM_WORLD meanwhile return too); the first to start sets it, the last restores it.
-class WorldErrorsReturn {
- public:
-  WorldErrorsReturn() {
-    const std::lock_guard<std::mutex> guard(lock_);
-    if (running_++ > 0) return;
-    MPI_Comm_get_errhandler(MPI_COMM_WORLD, &saved_);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  }
-  ~WorldErrorsReturn() {
-    const std::lock_guard<std::mutex> guard(lock_);
-    if (--running_ > 0) return;
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, saved_);
-    MPI_Errhandler_free(&saved_);
-  }
-
- private:
-  static inline std::mutex lock_;
-  static inline int running_ = 0;
-  static inline MPI_Errhandler saved_ = MPI_ERRHANDLER_NULL;
-};
-#else
-struct WorldErrorsReturn {};  // Open MPI and SMPI raise them on the request's communicator
-#endif
 
 Outcome execute_dataflow(const Execution& execution) {
   [[maybe_unused]] const WorldErrorsReturn world;
@@ -502,7 +473,6 @@ Outcome execute_dataflow(const Execution& execution) {
 // A nonblocking broadcast's messages: the same run, advanced a step at a time.
 struct MessageProgress::Run {
   explicit Run(const Execution& execution) : dataflow(execution, *execution.scratch) {}
-  [[maybe_unused]] WorldErrorsReturn world;  // for the whole time the broadcast is in flight
   DataflowRun dataflow;
 };
 

@@ -17,6 +17,7 @@
 #include "rank0_log.hpp"
 #include "requests.hpp"
 #include "shared_window.hpp"
+#include "world_errors.hpp"
 
 namespace leancast::detail {
 
@@ -72,6 +73,7 @@ class Engine {
     // stays short and that work overlaps what the caller does next.
     if (queue.size() == 1) {
       const OwnCalls here;
+      [[maybe_unused]] const WorldErrorsReturn world;
       start(*task, spare_);
       if (task->messages) task->messages->post();
     }
@@ -96,6 +98,7 @@ class Engine {
     for (auto& [state, queue] : queues_) {
       if (queue.empty() || queue.front().get() != task) continue;
       const OwnCalls here;
+      [[maybe_unused]] const WorldErrorsReturn world;
       step(*queue.front(), spare_, true);
       step_queue(queue);
       return true;
@@ -117,6 +120,7 @@ class Engine {
  private:
   void progress_locked() {
     const OwnCalls here;
+    [[maybe_unused]] const WorldErrorsReturn world;  // only while leancast's calls run
     for (auto& [state, queue] : queues_) step_queue(queue);
   }
 

@@ -10,6 +10,7 @@
 #include "errors.hpp"
 #include "next_mpi.hpp"
 #include "nonblocking.hpp"
+#include "world_errors.hpp"
 
 namespace leancast::detail {
 
@@ -125,6 +126,7 @@ int raise_failure(const Failure& failure) {
 template <class Test, class Wait, class Done>
 int poll(bool blocking, Test test, Wait wait, Done done) {
   const Polling polling;
+  [[maybe_unused]] const WorldErrorsReturn world;  // once for all the steps below
   for (;;) {
     if (!tasks_outstanding()) return blocking ? wait() : test();
     progress_tasks();
