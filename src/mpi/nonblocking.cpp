@@ -5,18 +5,17 @@
 #include <deque>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <thread>
 #include <utility>
+#include <vector>
 
-#include "errors.hpp"
 #include "executor.hpp"
 #include "pass_through.hpp"
 #include "private_comm.hpp"
 #include "process_settings.hpp"
 #include "rank0_log.hpp"
 #include "requests.hpp"
-#include "shared_window.hpp"
+#include "shared_window.hpp"  // yield_cpu
 #include "world_errors.hpp"
 
 namespace leancast::detail {

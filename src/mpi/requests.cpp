@@ -20,12 +20,17 @@ std::mutex registry_lock;
 std::map<MPI_Request, std::shared_ptr<RequestRecord>> registry;
 std::atomic<int> registered{0};
 
-std::shared_ptr<RequestRecord> find(MPI_Request request) {
-  if (request == MPI_REQUEST_NULL || registered.load(std::memory_order_acquire) == 0)
-    return nullptr;
-  std::lock_guard guard(registry_lock);
+// The record of `request`, if leancast answers for it; registry_lock held.
+std::shared_ptr<RequestRecord> find_locked(MPI_Request request) {
+  if (request == MPI_REQUEST_NULL) return nullptr;
   auto it = registry.find(request);
   return it == registry.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<RequestRecord> find(MPI_Request request) {
+  if (registered.load(std::memory_order_acquire) == 0) return nullptr;
+  std::lock_guard guard(registry_lock);
+  return find_locked(request);
 }
 
 void forget(MPI_Request request) {
@@ -50,15 +55,15 @@ class Requests {
     if (registered.load(std::memory_order_acquire) == 0 || OwnCalls::active()) return;
     std::lock_guard guard(registry_lock);
     for (int i = 0; i < count; ++i) {
-      auto it = user[i] == MPI_REQUEST_NULL ? registry.end() : registry.find(user[i]);
-      if (it == registry.end()) continue;
+      auto record = find_locked(user[i]);
+      if (!record) continue;
       if (!any_) {
         inner_.assign(user, user + count);
         records_.resize(count);
         active_.assign(count, false);
         any_ = true;
       }
-      records_[i] = it->second;
+      records_[i] = std::move(record);
       inner_[i] = records_[i]->inner;
       active_[i] = inner_[i] != MPI_REQUEST_NULL;
     }
