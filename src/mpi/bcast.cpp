@@ -62,9 +62,18 @@ int pass_nonblocking(const BcastCall& call, const NonblockingCall& nonblocking) 
                                  nonblocking.request);
 }
 
-// The library's broadcast, blocking or not.
+// Whether the caller gets a request; a blocking call run as a task does not need one.
+bool wants_request(const NonblockingCall* nonblocking) {
+  return nonblocking != nullptr && !nonblocking->waited_at_once;
+}
+
+// The library's broadcast, blocking or not. A blocking call stays blocking even where
+// leancast runs it as a task (other tasks outstanding): MPI matches no MPI_Bcast on one
+// rank with an MPI_Ibcast on another, and the other ranks may have none outstanding.
 int pass(const BcastCall& call, const NonblockingCall* nonblocking) {
-  if (nonblocking != nullptr) return pass_nonblocking(call, *nonblocking);
+  if (wants_request(nonblocking)) return pass_nonblocking(call, *nonblocking);
+  std::optional<BlockedInLibrary> blocked;
+  if (nonblocking != nullptr) blocked.emplace();
   return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
 }
 
@@ -190,7 +199,7 @@ int run_decision(const BcastCall& call, const Decision& decision, PrivateComm* s
   if (info.bytes == 0 || size <= 1) {
     record_bcast(decision, size, info.bytes, state != nullptr ? state->nodes() : nullptr);
     // Nothing moves; a request still has to complete (the library's broadcast of nothing).
-    return nonblocking != nullptr ? pass_nonblocking(call, *nonblocking) : MPI_SUCCESS;
+    return wants_request(nonblocking) ? pass_nonblocking(call, *nonblocking) : MPI_SUCCESS;
   }
   const auto program = state->program(decision.algorithm, call.root, info.bytes);
   SharedWindow* window = nullptr;
@@ -291,7 +300,7 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested,
       known != nullptr ? *known
                        : decide_now(comm, requested, size, info.bytes, moves_data, state, rc);
   if (rc != MPI_SUCCESS) return raise_code(comm, rc);
-  if (nonblocking != nullptr && !nonblocking->waited_at_once) {
+  if (wants_request(nonblocking)) {
     decision = nonblocking_choice(decision, info.bytes);
   }
   if (check) {
@@ -299,8 +308,10 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested,
     const Outcome agreed = agree_on_call(*state, {0, call.root, info.bytes, decision.algorithm});
     if (agreed.code != MPI_SUCCESS) return raise_outcome(comm, agreed);
   }
-  // Nonblocking broadcasts are not timed (their time is the application's): no trials.
-  const bool tuned = decision.tunable && moves_data && tuning_online() && nonblocking == nullptr;
+  // Nonblocking broadcasts are not timed (their time is the application's): no trials. A
+  // blocking one run as a task is, as on the ranks that have no task outstanding.
+  const bool tuned =
+      decision.tunable && moves_data && tuning_online() && !wants_request(nonblocking);
   if ((tuned || (moves_data && decision.algorithm.algorithm != Algorithm::mpi)) &&
       state == nullptr && (rc = private_comm(comm, state)) != MPI_SUCCESS) {
     return raise_code(comm, rc);
@@ -310,7 +321,8 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested,
   const Decision trying{step.algorithm, Algorithm::automatic,
                         step.trial ? "online tuning, on trial" : "online tuning"};
   const double start = step.trial ? MPI_Wtime() : 0.0;
-  rc = run_decision(call, trying, state, size, info, nullptr);
+  rc = run_decision(call, trying, state, size, info, nonblocking);
+  if (rc == MPI_SUCCESS && nonblocking != nullptr) rc = wait_one(nonblocking->request, MPI_STATUS_IGNORE);
   if (step.trial) tune_record(*state, step, MPI_Wtime() - start);
   return rc;
 }

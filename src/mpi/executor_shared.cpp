@@ -9,8 +9,10 @@
 //  - A reader waits for each of its receives' segments to be published, checks that the
 //    segment is the one its own view of the broadcast expects (signature, byte range,
 //    writer), copies it out, unpacks, and says it is done with it.
-//  - Waiting spins briefly, then yields (wait_until), so that an oversubscribed node lets
-//    the rank it waits for run. A nonblocking broadcast never waits: SharedProgress stops
+//  - Waiting (wait_until, guest_wait.hpp) calls into the MPI library between looks, so
+//    that the process's other MPI operations move while it waits (the rank this one waits
+//    for may be waiting for one of them), and yields after spinning briefly, so that an
+//    oversubscribed node lets the rank it waits for run. A nonblocking broadcast never waits: SharedProgress stops
 //    at the first slot that is not ready and goes on from there at its next step.
 // Errors: a reader that finds another broadcast's segment, or a segment its writer flagged
 // (a node-aware leader that received bad data), returns an error; it still takes every
@@ -22,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "executor.hpp"
+#include "guest_wait.hpp"
 #include "shared_window.hpp"
 
 namespace leancast::detail {

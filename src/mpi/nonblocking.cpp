@@ -15,7 +15,7 @@
 #include "process_settings.hpp"
 #include "rank0_log.hpp"
 #include "requests.hpp"
-#include "shared_window.hpp"  // yield_cpu
+#include "guest_wait.hpp"
 #include "world_errors.hpp"
 
 namespace leancast::detail {
@@ -76,7 +76,7 @@ class Engine {
       start(*task, spare_);
       if (task->messages) task->messages->post();
     }
-    start_thread_once();
+    if (process_settings().progress_thread) start_thread_once(true);
     return MPI_SUCCESS;
   }
 
@@ -196,17 +196,22 @@ class Engine {
     return true;
   }
 
-  // LEANCAST_PROGRESS_THREAD: a thread that steps the tasks while any is outstanding, if
-  // MPI allows calls from several threads at once.
-  void start_thread_once() {
-    if (thread_started_ || !process_settings().progress_thread) return;
+  // The progress thread, started at the first need if MPI allows calls from several threads
+  // at once: at the first task with LEANCAST_PROGRESS_THREAD=1 (`asked`: it then steps
+  // whenever tasks are outstanding and no completion call polls), else at the first
+  // blocking collective entered with tasks outstanding (it then steps while one blocks).
+  // lock_ held.
+  void start_thread_once(bool asked) {
+    if (thread_started_) return;
     thread_started_ = true;
     int provided = MPI_THREAD_SINGLE;
     MPI_Query_thread(&provided);
     if (provided != MPI_THREAD_MULTIPLE) {
-      rank0_print(
-          "LEANCAST_PROGRESS_THREAD=1 needs MPI_THREAD_MULTIPLE (MPI_Init_thread); "
-          "nonblocking broadcasts progress in leancast's calls only");
+      if (asked) {
+        rank0_print(
+            "LEANCAST_PROGRESS_THREAD=1 needs MPI_THREAD_MULTIPLE (MPI_Init_thread); "
+            "nonblocking broadcasts progress in leancast's calls only");
+      }
       return;
     }
     std::thread([this] {
@@ -215,11 +220,17 @@ class Engine {
         // Idle while a completion call polls: it steps the tasks itself, and on a node
         // without a spare core the two would take turns on one.
         wake_.wait(guard, [this] {
-          return stopping_ || (outstanding() && polling_.load(std::memory_order_acquire) == 0);
+          return stopping_ ||
+                 (outstanding() && polling_.load(std::memory_order_acquire) == 0 &&
+                  (process_settings().progress_thread ||
+                   blocked_.load(std::memory_order_acquire) > 0));
         });
         if (stopping_) return;
         progress_locked();
         guard.unlock();
+        // A guest: the tasks may wait on shared memory only, and what they wait for may
+        // need the library's progress on this rank (guest_wait.hpp).
+        library_progress();
         std::this_thread::yield();
       }
     }).detach();
@@ -245,6 +256,14 @@ class Engine {
  public:
   void wake() { wake_.notify_all(); }
 
+  void blocking_begins() {
+    blocked_.fetch_add(1, std::memory_order_acq_rel);
+    std::lock_guard guard(lock_);
+    start_thread_once(false);
+    wake_.notify_all();
+  }
+  void blocking_ends() { blocked_.fetch_sub(1, std::memory_order_acq_rel); }
+
   void poll_begins() { polling_.fetch_add(1, std::memory_order_acq_rel); }
   void poll_ends() {
     if (polling_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -262,6 +281,7 @@ class Engine {
   Spare spare_;
   std::atomic<int> outstanding_{0};
   std::atomic<int> polling_{0};  // completion calls polling now (the thread idles meanwhile)
+  std::atomic<int> blocked_{0};  // threads blocked in the library's collectives now
   bool thread_started_ = false;
   bool stopping_ = false;
 };
@@ -316,6 +336,9 @@ int make_persistent(const BcastCall& call, const ScheduledBcast* schedule, MPI_R
 
 bool tasks_outstanding() { return engine().outstanding(); }
 
+BlockedInLibrary::BlockedInLibrary() { engine().blocking_begins(); }
+BlockedInLibrary::~BlockedInLibrary() { engine().blocking_ends(); }
+
 Polling::Polling() { engine().poll_begins(); }
 Polling::~Polling() { engine().poll_ends(); }
 
@@ -328,6 +351,7 @@ void progress_tasks() { engine().progress(); }
 void complete_outstanding(const PrivateComm* state) {
   while (!engine().queue_empty(state)) {
     engine().progress();
+    library_progress();
     yield_cpu();
   }
 }

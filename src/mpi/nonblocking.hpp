@@ -18,9 +18,12 @@
 // Progress rule: tasks advance (post what their received bytes allow, complete what
 // arrived) inside leancast's calls: the broadcasts, and the completion calls leancast
 // defines (completion.cpp: MPI_Wait, MPI_Test and their -all, -any, -some forms,
-// MPI_Request_get_status), which poll every outstanding task while they wait. Between those
-// calls nothing moves unless LEANCAST_PROGRESS_THREAD=1 and MPI runs with
-// MPI_THREAD_MULTIPLE: then a thread steps the tasks while the application computes.
+// MPI_Request_get_status), which poll every outstanding task while they wait, and the
+// blocking point-to-point calls leancast defines (stepped_calls.cpp), which wait the same
+// way. Between those calls nothing moves unless MPI runs with MPI_THREAD_MULTIPLE: then a
+// progress thread steps the tasks while a blocking collective blocks (BlockedInLibrary)
+// and, with LEANCAST_PROGRESS_THREAD=1, whenever no completion call polls (the application
+// computing).
 #pragma once
 
 #include <mpi.h>
@@ -67,6 +70,19 @@ class Polling {
   ~Polling();
   Polling(const Polling&) = delete;
   Polling& operator=(const Polling&) = delete;
+};
+
+// While one is alive, this thread blocks in one of the MPI library's collectives (or in
+// another call leancast cannot turn into a nonblocking one, stepped_calls.cpp) with tasks
+// outstanding: the progress thread steps them meanwhile, started for it if MPI runs with
+// MPI_THREAD_MULTIPLE (under a lower level nothing moves them until the call returns:
+// docs/nonblocking.md).
+class BlockedInLibrary {
+ public:
+  BlockedInLibrary();
+  ~BlockedInLibrary();
+  BlockedInLibrary(const BlockedInLibrary&) = delete;
+  BlockedInLibrary& operator=(const BlockedInLibrary&) = delete;
 };
 
 // While one is alive, this thread's MPI completion calls are leancast's own (its

@@ -1,7 +1,5 @@
 #include "shared_window.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -58,8 +56,6 @@ void untrack(SharedWindow* window) {
 
 
 }  // namespace
-
-void yield_cpu() { sched_yield(); }
 
 std::size_t shared_windows_alive() {
   std::lock_guard lock(live_mutex);

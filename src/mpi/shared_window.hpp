@@ -97,25 +97,7 @@ class SharedWindow {
   std::uint64_t segments_ = 0;
 };
 
-void yield_cpu();
-
 // Shared windows this process holds now (tests: freeing a communicator frees its windows).
 std::size_t shared_windows_alive();
-
-// Waits until `ready()` holds: spins briefly, then yields the CPU between looks, so that
-// ranks that outnumber the cores (oversubscribed) let the rank they wait for run.
-template <class Ready>
-void wait_until(Ready ready) {
-  constexpr int kSpins = 256;
-  for (int spin = 0; !ready(); ++spin) {
-    if (spin < kSpins) {
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
-    } else {
-      yield_cpu();
-    }
-  }
-}
 
 }  // namespace leancast::detail
