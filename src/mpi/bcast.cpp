@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <climits>
+#include <functional>
 #include <new>
 
 #include <leancast/leancast.hpp>
@@ -11,6 +12,7 @@
 #include "comm_hint.hpp"
 #include "errors.hpp"
 #include "executor.hpp"
+#include "node_keys.hpp"
 #include "nonblocking.hpp"
 #include "online_tuning.hpp"
 #include "pass_through.hpp"
@@ -55,25 +57,26 @@ std::optional<Problem> check_arguments(const BcastCall& call, int size) {
   return std::nullopt;
 }
 
-// The library's nonblocking broadcast, or a persistent one whose starts call it.
-int pass_nonblocking(const BcastCall& call, const NonblockingCall& nonblocking) {
-  if (nonblocking.persistent) return make_persistent(call, nullptr, nonblocking.request);
+// The library's nonblocking broadcast, or a persistent one whose starts call it; `count`
+// counts each (usage_log.hpp).
+int pass_nonblocking(const BcastCall& call, const NonblockingCall& nonblocking,
+                     const std::function<void()>& count) {
+  if (nonblocking.persistent) return make_persistent(call, nullptr, nonblocking.request, count);
+  count();
   return pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root, call.comm,
                                  nonblocking.request);
 }
 
-// Whether the caller gets a request; a blocking call run as a task does not need one.
-bool wants_request(const NonblockingCall* nonblocking) {
-  return nonblocking != nullptr && !nonblocking->waited_at_once;
-}
-
-// The library's broadcast, blocking or not. A blocking call stays blocking even where
-// leancast runs it as a task (other tasks outstanding): MPI matches no MPI_Bcast on one
-// rank with an MPI_Ibcast on another, and the other ranks may have none outstanding.
-int pass(const BcastCall& call, const NonblockingCall* nonblocking) {
-  if (wants_request(nonblocking)) return pass_nonblocking(call, *nonblocking);
+// The library's broadcast, blocking or not. A blocking one stays blocking while leancast
+// broadcasts are outstanding (MPI matches no MPI_Bcast on one rank with an MPI_Ibcast on
+// another, and the other ranks may have none outstanding); the progress thread steps them
+// meanwhile where MPI allows it (BlockedInLibrary).
+int pass(const BcastCall& call, const NonblockingCall* nonblocking,
+         const std::function<void()>& count) {
+  if (nonblocking != nullptr) return pass_nonblocking(call, *nonblocking, count);
+  count();
   std::optional<BlockedInLibrary> blocked;
-  if (nonblocking != nullptr) blocked.emplace();
+  if (tasks_outstanding()) blocked.emplace();
   return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
 }
 
@@ -88,18 +91,26 @@ int pass_intercommunicator(const BcastCall& call, const NonblockingCall* nonbloc
   }
   int size = 0;
   MPI_Comm_size(call.comm, &size);
-  record_bcast({Algorithm::mpi, Algorithm::mpi, "intercommunicator"}, size, info.bytes);
-  return pass(call, nonblocking);
+  return pass(call, nonblocking, [size, bytes = info.bytes] {
+    record_bcast({Algorithm::mpi, Algorithm::mpi, "intercommunicator"}, size, bytes);
+  });
 }
 
 // What runs, decided from the call, the communicator's info hint and the settings; the node
-// map is asked for (and the private communicator made) only if the choice depends on it.
-// The choice is remembered in the private communicator, if there is one by then.
+// map is asked for only if the choice depends on it: the private state's, which a blocking
+// call makes if there is none yet, or for a call that may not make it, the world keys'
+// (node_keys.hpp). The choice is remembered in the private state, if there is one by then.
 Decision decide_now(MPI_Comm comm, const std::optional<AlgorithmSpec>& requested, int size,
-                    std::uint64_t bytes, bool moves_data, PrivateComm*& state, int& rc) {
+                    std::uint64_t bytes, bool moves_data, bool may_make_state,
+                    PrivateComm*& state, int& rc) {
   const NodesLookup nodes = [&]() -> std::shared_ptr<const NodeMap> {
-    if (!moves_data || (rc = private_comm(comm, state)) != MPI_SUCCESS) return nullptr;
-    return state->nodes();
+    if (!moves_data) return nullptr;
+    if (state == nullptr && may_make_state && (rc = private_comm(comm, state)) != MPI_SUCCESS) {
+      return nullptr;
+    }
+    if (state != nullptr) return state->nodes();
+    auto from_world = nodes_from_world(comm);
+    return from_world ? std::make_shared<const NodeMap>(std::move(*from_world)) : nullptr;
   };
   // With a private communicator the hint is in its state; without, one attribute lookup.
   const std::optional<AlgorithmSpec> hint =
@@ -117,70 +128,21 @@ Executor executor_in_use() {
   return chosen < 0 ? process_settings().executor : static_cast<Executor>(chosen);
 }
 
-// This rank's part of the schedule: its messages through the executor the settings name,
-// then its shared-memory copies (shm) through `window`.
-Outcome run_schedule(const BcastCall& call, const Program& program, PrivateComm& state,
-                     const TypeInfo& info, SharedWindow* window) {
-  ByteBuffer bytes;
-  const bool is_root = state.rank() == call.root;
-  if (int rc = bytes.open(call.buf, call.count, call.type, info, is_root, state.comm());
-      rc != MPI_SUCCESS) {
-    return {rc, {}};
-  }
-  const Settings& settings = process_settings();
-  // Counted on every rank, messages or not, so that the ranks agree on the numbers.
-  const std::uint32_t sequence = state.next_sequence();
-  const OwnCalls own;  // the executors' MPI_Waitsome and the rest go straight to the library
-  Outcome outcome;
-  if (!program.operations.empty()) {
-    const Execution execution{.program = &program,
-                              .buffer = &bytes,
-                              .comm = state.comm(),
-                              .rank = state.rank(),
-                              .bytes = info.bytes,
-                              .holds_all = is_root,
-                              .signature = program.signature,
-                              .sequence = sequence,
-                              .sequence_mask = state.sequence_mask(),
-                              .window = settings.window,
-                              .send_window = settings.send_window,
-                              .scratch = &state.scratch()};
-    outcome = executor_in_use() == Executor::rounds ? execute_rounds(execution)
-                                                     : execute_dataflow(execution);
-  }
-  if (!program.shared.empty()) {
-    Outcome copied = execute_shared({.program = &program,
-                                     .buffer = &bytes,
-                                     .window = window,
-                                     .rank = state.rank(),
-                                     .flagged = outcome.code != MPI_SUCCESS});
-    if (outcome.code == MPI_SUCCESS) outcome = std::move(copied);
-  }
-  // A receiver unpacks what it has even after an error: MPI leaves the buffer's content
-  // undefined then, and the error says so.
-  if (int rc = bytes.close(); rc != MPI_SUCCESS && outcome.code == MPI_SUCCESS) outcome.code = rc;
-  return outcome;
-}
-
-// Whether auto (or a node-aware level left to it) chose the decision's algorithm: then a
-// shared window that cannot be had means the library's broadcast, not an error.
-bool chosen_by_auto(const Decision& decision) {
-  return decision.named.algorithm == Algorithm::automatic ||
-         (decision.named.algorithm == Algorithm::node_aware &&
-          decision.named.within_nodes.algorithm == Algorithm::automatic);
-}
-
 // Below this size a nonblocking broadcast that auto gave to leancast is the library's
 // MPI_Ibcast instead: a leancast task costs about 0.2 us more than its blocking broadcast,
 // and at 1 KiB that made LC_Ibcast 0.63x (Open MPI, shm) the library's MPI_Ibcast at P = 2,
 // while from 16 KiB it was 1.2-4.8x (docs/nonblocking.md#measured).
 constexpr std::uint64_t kNonblockingAutoFloor = 16 * 1024;
 
-Decision nonblocking_choice(const Decision& decision, std::uint64_t bytes) {
-  if (decision.algorithm.algorithm == Algorithm::mpi || !chosen_by_auto(decision) ||
-      bytes >= kNonblockingAutoFloor) {
-    return decision;
+// A nonblocking (or persistent) broadcast runs a schedule only on a communicator with a
+// private state: it may not wait to make one (private_comm.hpp).
+Decision nonblocking_choice(const Decision& decision, std::uint64_t bytes,
+                            const PrivateComm* state) {
+  if (decision.algorithm.algorithm == Algorithm::mpi) return decision;
+  if (state == nullptr) {
+    return {Algorithm::mpi, decision.named, "a nonblocking call on a communicator without a private one yet"};
   }
+  if (!chosen_by_auto(decision) || bytes >= kNonblockingAutoFloor) return decision;
   return {Algorithm::mpi, decision.named, "a nonblocking call below 16 KiB"};
 }
 
@@ -188,45 +150,53 @@ int raise_outcome(MPI_Comm comm, const Outcome& outcome) {
   return raise_message(comm, outcome.code, outcome.message);
 }
 
+// Runs a leancast schedule (BroadcastRun, the one run path): started as a task for a
+// nonblocking call, set up for a persistent one, and for a blocking one run to its end at
+// once, or as one more task where tasks are outstanding (so that it steps them).
+int run_schedule(const BcastCall& call, const Decision& decision, PrivateComm& state,
+                 const TypeInfo& info, const NonblockingCall* nonblocking) {
+  const BroadcastPlan plan{.call = call,
+                           .state = &state,
+                           .info = info,
+                           .decision = decision,
+                           .program = state.program(decision.algorithm, call.root, info.bytes),
+                           .executor = executor_in_use(),
+                           .blocking = nonblocking == nullptr};
+  if (nonblocking != nullptr) {
+    const int rc = nonblocking->persistent ? make_persistent(call, &plan, nonblocking->request)
+                                           : start_nonblocking(plan, nonblocking->request);
+    return rc == MPI_SUCCESS ? rc : raise_code(call.comm, rc);
+  }
+  bool fallback = false;
+  int rc = MPI_SUCCESS;
+  if (tasks_outstanding()) {
+    rc = run_waited(plan, fallback);
+  } else {
+    const OwnCalls own;  // the executors' MPI_Waitsome and the rest go straight to the library
+    BroadcastRun run(plan, state.next_sequence(), state.scratch());
+    run.advance(true);
+    fallback = run.fallback();
+    rc = raise_outcome(call.comm, run.outcome());
+  }
+  // No shared memory where auto chose shm: the library's broadcast, on every rank.
+  return rc == MPI_SUCCESS && fallback ? pass(call, nullptr, [] {}) : rc;  // counted by the run
+}
+
 // Runs what was decided: the library's broadcast, or a schedule (state is set where one
 // moves data).
 int run_decision(const BcastCall& call, const Decision& decision, PrivateComm* state, int size,
                  const TypeInfo& info, const NonblockingCall* nonblocking) {
-  if (decision.algorithm.algorithm == Algorithm::mpi) {
-    record_bcast(decision, size, info.bytes);
-    return pass(call, nonblocking);
-  }
+  // Counted once per broadcast: a persistent one at each start.
+  const auto nodes = state != nullptr ? state->nodes() : nullptr;
+  const auto count = [=] { record_bcast(decision, size, info.bytes, nodes); };
+  if (decision.algorithm.algorithm == Algorithm::mpi) return pass(call, nonblocking, count);
   if (info.bytes == 0 || size <= 1) {
-    record_bcast(decision, size, info.bytes, state != nullptr ? state->nodes() : nullptr);
     // Nothing moves; a request still has to complete (the library's broadcast of nothing).
-    return wants_request(nonblocking) ? pass_nonblocking(call, *nonblocking) : MPI_SUCCESS;
+    if (nonblocking != nullptr) return pass_nonblocking(call, *nonblocking, count);
+    count();
+    return MPI_SUCCESS;
   }
-  const auto program = state->program(decision.algorithm, call.root, info.bytes);
-  SharedWindow* window = nullptr;
-  if (uses_shared_memory(decision.algorithm)) {
-    std::string why;
-    const bool per_node = decision.algorithm.algorithm == Algorithm::node_aware;
-    // Making or growing the window communicates on the private communicator: after the
-    // broadcasts still running there.
-    if (!state->shared_window_known(per_node, program->largest_shared)) complete_outstanding(state);
-    const int rc = state->shared_window(per_node, program->largest_shared, window, why);
-    if (rc == MPI_ERR_UNSUPPORTED_OPERATION && chosen_by_auto(decision)) {
-      return run_decision(call, {Algorithm::mpi, decision.named, "auto (no shared memory for shm)"},
-                          state, size, info, nonblocking);
-    }
-    if (rc != MPI_SUCCESS) {
-      return raise_message(call.comm, rc, why.empty() ? why : "leancast: " + why);
-    }
-  }
-  record_bcast(decision, size, info.bytes, state->nodes());
-  if (nonblocking != nullptr) {
-    const ScheduledBcast scheduled{call, state, program, info, window};
-    const int rc = nonblocking->persistent
-                       ? make_persistent(call, &scheduled, nonblocking->request)
-                       : start_nonblocking(scheduled, nonblocking->request);
-    return rc == MPI_SUCCESS ? rc : raise_code(call.comm, rc);
-  }
-  return raise_outcome(call.comm, run_schedule(call, *program, *state, info, window));
+  return run_schedule(call, decision, *state, info, nonblocking);
 }
 
 // LEANCAST_CHECK on a rank whose own argument checks failed: it still takes part in the
@@ -245,14 +215,6 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested,
         const NonblockingCall* nonblocking) {
   const MPI_Comm comm = call.comm;
   if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
-  // While nonblocking broadcasts are outstanding, a blocking one is one more, waited for at
-  // once: it queues behind those of its communicator and progresses them all meanwhile.
-  if (nonblocking == nullptr && tasks_outstanding()) {
-    MPI_Request request = MPI_REQUEST_NULL;
-    const NonblockingCall started{&request, false, true};
-    if (int rc = run(call, requested, &started); rc != MPI_SUCCESS) return rc;
-    return wait_one(&request, MPI_STATUS_IGNORE);
-  }
   const bool checking = process_settings().check;
   // Outside its registry row's range: the message names the algorithm, value and range.
   const std::string bad_parameter = requested ? parameter_problem(*requested) : std::string();
@@ -288,30 +250,29 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested,
   if (int rc = describe_type(call.count, call.type, info); rc != MPI_SUCCESS) {
     return fail_checked(call, check_state, rc);
   }
-  // The private communicator also knows the ranks' nodes; it is made (collectively) when a
-  // choice needs them, or to run leancast's schedule. Broadcasts that move nothing never
-  // need one: their choice assumes one node.
+  // The private communicator also knows the ranks' nodes; a blocking call makes it
+  // (collectively) when a choice needs them, or to run leancast's schedule (private_comm.hpp
+  // says where else it is made). Broadcasts that move nothing never need one: their choice
+  // assumes one node.
   int rc = MPI_SUCCESS;
   const bool moves_data = info.bytes > 0 && size > 1;
   // A size this communicator has broadcast before, with the same algorithm named (or none):
   // the same choice.
   const Decision* known = state != nullptr ? state->remembered(info.bytes, requested) : nullptr;
-  Decision decision =
-      known != nullptr ? *known
-                       : decide_now(comm, requested, size, info.bytes, moves_data, state, rc);
+  Decision decision = known != nullptr ? *known
+                                       : decide_now(comm, requested, size, info.bytes, moves_data,
+                                                    nonblocking == nullptr, state, rc);
   if (rc != MPI_SUCCESS) return raise_code(comm, rc);
-  if (wants_request(nonblocking)) {
-    decision = nonblocking_choice(decision, info.bytes);
+  if (nonblocking != nullptr && moves_data) {
+    decision = nonblocking_choice(decision, info.bytes, state);
   }
   if (check) {
     complete_outstanding(state);  // the agreement's messages come after theirs
     const Outcome agreed = agree_on_call(*state, {0, call.root, info.bytes, decision.algorithm});
     if (agreed.code != MPI_SUCCESS) return raise_outcome(comm, agreed);
   }
-  // Nonblocking broadcasts are not timed (their time is the application's): no trials. A
-  // blocking one run as a task is, as on the ranks that have no task outstanding.
-  const bool tuned =
-      decision.tunable && moves_data && tuning_online() && !wants_request(nonblocking);
+  // Nonblocking broadcasts are not timed (their time is the application's): no trials.
+  const bool tuned = decision.tunable && moves_data && tuning_online() && nonblocking == nullptr;
   if ((tuned || (moves_data && decision.algorithm.algorithm != Algorithm::mpi)) &&
       state == nullptr && (rc = private_comm(comm, state)) != MPI_SUCCESS) {
     return raise_code(comm, rc);
@@ -321,8 +282,7 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested,
   const Decision trying{step.algorithm, Algorithm::automatic,
                         step.trial ? "online tuning, on trial" : "online tuning"};
   const double start = step.trial ? MPI_Wtime() : 0.0;
-  rc = run_decision(call, trying, state, size, info, nonblocking);
-  if (rc == MPI_SUCCESS && nonblocking != nullptr) rc = wait_one(nonblocking->request, MPI_STATUS_IGNORE);
+  rc = run_decision(call, trying, state, size, info, nullptr);
   if (step.trial) tune_record(*state, step, MPI_Wtime() - start);
   return rc;
 }
@@ -440,7 +400,7 @@ std::optional<AlgorithmSpec> chosen_algorithm(MPI_Comm comm, std::uint64_t bytes
     if (detail::existing_private_comm(comm, state) != MPI_SUCCESS) return std::nullopt;
     int rc = MPI_SUCCESS;
     const detail::Decision decision =
-        detail::decide_now(comm, std::nullopt, size, bytes, bytes > 0 && size > 1, state, rc);
+        detail::decide_now(comm, std::nullopt, size, bytes, bytes > 0 && size > 1, true, state, rc);
     if (rc != MPI_SUCCESS) return std::nullopt;
     if (by != nullptr) *by = decision.by;
     return decision.algorithm;

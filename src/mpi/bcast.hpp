@@ -23,7 +23,6 @@ struct BcastCall {
 struct NonblockingCall {
   MPI_Request* request;
   bool persistent;
-  bool waited_at_once = false;  // a blocking call run as a task (nonblocking.hpp)
 };
 
 // `requested` empty: the process's settings decide (select/decide.hpp). Never throws:

@@ -148,8 +148,10 @@ Outcome agree_on_call(PrivateComm& state, const CallSignature& mine) {
     send[i] = values[i];
     send[kFields + i] = ~values[i];  // max of the complements: the complement of the min
   }
-  if (int rc = MPI_Allreduce(send.data(), most.data(), 2 * kFields, MPI_UINT64_T, MPI_MAX,
-                             state.comm());
+  if (int rc = own_collective(state, [&](MPI_Comm comm, MPI_Request* request) {
+        return PMPI_Iallreduce(send.data(), most.data(), 2 * kFields, MPI_UINT64_T, MPI_MAX, comm,
+                               request);
+      });
       rc != MPI_SUCCESS) {
     return {rc, {}};
   }
@@ -161,8 +163,10 @@ Outcome agree_on_call(PrivateComm& state, const CallSignature& mine) {
   const std::string spec = mine.algorithm ? to_string(*mine.algorithm) : "?";
   std::strncpy(entry.spec, spec.c_str(), sizeof entry.spec - 1);
   std::vector<Entry> all(static_cast<std::size_t>(state.size()));
-  if (int rc = MPI_Allgather(&entry, sizeof entry, MPI_BYTE, all.data(), sizeof entry, MPI_BYTE,
-                             state.comm());
+  if (int rc = own_collective(state, [&](MPI_Comm comm, MPI_Request* request) {
+        return PMPI_Iallgather(&entry, sizeof entry, MPI_BYTE, all.data(), sizeof entry, MPI_BYTE,
+                               comm, request);
+      });
       rc != MPI_SUCCESS) {
     return {rc, {}};
   }

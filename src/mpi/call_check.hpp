@@ -4,10 +4,12 @@
 // (what the call, the communicator's hint, the settings or auto chose). One
 // MPI_Allreduce(MAX) of 18 integers on the private communicator (each value and its
 // complement: the maximum and the minimum at once) decides; only where they differ, an
-// MPI_Allgather of every rank's values (about 150 bytes each) names the ranks. A rank
-// whose own argument checks failed (an invalid root, a bad datatype) still takes part, so
-// that the others return an error instead of waiting for it. Both are blocking
-// collectives: nothing stays posted, and the communicator carries the next broadcast.
+// MPI_Allgather of every rank's values (about 150 bytes each) names the ranks (both in
+// their nonblocking forms, waited for while outstanding broadcasts are stepped:
+// own_collective). A rank whose own argument checks failed (an invalid root, a bad
+// datatype) still takes part, so that the others return an error instead of waiting for
+// it. Both are complete when it returns: nothing stays posted, and the communicator
+// carries the next broadcast.
 #pragma once
 
 #include <cstdint>

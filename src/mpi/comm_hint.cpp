@@ -1,10 +1,12 @@
 #include "comm_hint.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "private_comm.hpp"
 #include "rank0_log.hpp"
+#include "stepped_call.hpp"
 
 namespace leancast::detail {
 
@@ -139,10 +141,14 @@ extern "C" int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
 }
 
 extern "C" int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  // A communicator made, as in communicators.cpp: with the hint, then the private state.
+  std::optional<leancast::detail::BlockedInLibrary> blocked;
+  if (leancast::detail::must_step()) blocked.emplace();
   const int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
   if (rc == MPI_SUCCESS) {
     try {
       leancast::detail::take_hint(*newcomm, info, true);
+      leancast::detail::make_private_comm_eagerly(*newcomm);
     } catch (...) {
     }
   }

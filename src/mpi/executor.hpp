@@ -1,7 +1,8 @@
 // Runs one rank's operations of a broadcast schedule over MPI point-to-point.
 //
-// Two executors for messages, chosen by LEANCAST_EXECUTOR (and executor_shared.cpp for the
-// operations of shared-memory phases, which run after them):
+// Two executors for messages, chosen by LEANCAST_EXECUTOR (or leancast::set_executor) for
+// every broadcast, blocking or not (and executor_shared.cpp for the operations of
+// shared-memory phases, which run after them):
 //  - dataflow (the default, executor_dataflow.cpp): a send starts as soon as the bytes it
 //    carries are held, receives are posted ahead in schedule order, a bounded number at a
 //    time (LEANCAST_WINDOW), sends beyond those of the earliest unfinished round are
@@ -9,6 +10,8 @@
 //    another.
 //  - rounds (executor_rounds.cpp): round by round, each round's receives and sends posted
 //    together and waited for together, as leancast ran before; kept for comparison.
+// Both run a step at a time (MessageRun::advance(false), for nonblocking broadcasts) or to
+// the end (advance(true)).
 //
 // Matching invariant (both executors, and what verify_schedule checks for every
 // algorithm): the messages between one ordered pair of ranks are posted in schedule order
@@ -81,28 +84,20 @@ struct Outcome {
   std::string message;
 };
 
-Outcome execute_dataflow(const Execution& execution);
-Outcome execute_rounds(const Execution& execution);
-
-// The dataflow executor a step at a time, for nonblocking broadcasts (nonblocking.hpp):
-// advance(false) posts what it can and completes what MPI_Testsome finds finished;
-// advance(true) runs to the end. True once this rank's messages are done. The execution's
-// buffer and scratch must outlive it.
-class MessageProgress {
+// One rank's messages of one broadcast, run by an executor. advance(false) posts what it
+// can and completes what has finished, never waiting; advance(true) runs to the end. True
+// once this rank's messages are done. The execution's buffer and scratch must outlive it.
+class MessageRun {
  public:
-  explicit MessageProgress(const Execution& execution);
-  ~MessageProgress();
-  MessageProgress(const MessageProgress&) = delete;
-  MessageProgress& operator=(const MessageProgress&) = delete;
-  bool advance(bool wait);
+  virtual ~MessageRun() = default;
+  virtual bool advance(bool wait) = 0;
   // Posts what can be posted without completing anything (a nonblocking start).
-  void post();
-  const Outcome& outcome() const;
-
- private:
-  struct Run;
-  std::unique_ptr<Run> run_;
+  virtual void post() = 0;
+  virtual const Outcome& outcome() const = 0;
 };
+
+std::unique_ptr<MessageRun> dataflow_run(const Execution& execution);
+std::unique_ptr<MessageRun> rounds_run(const Execution& execution);
 
 class SharedWindow;
 
@@ -114,10 +109,8 @@ struct SharedRun {
   int rank = 0;                    // in the private communicator
   bool flagged = false;            // the messages before brought an error: pass it on
 };
-Outcome execute_shared(const SharedRun& run);
-
-// The same a step at a time: advance(false) copies the segments whose slots are ready and
-// returns (true once all are done); advance(true) waits for them.
+// A rank's shared-memory operations: advance(false) copies the segments whose slots are
+// ready and returns (true once all are done); advance(true) waits for them.
 class SharedProgress {
  public:
   explicit SharedProgress(const SharedRun& run);

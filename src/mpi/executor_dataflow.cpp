@@ -40,7 +40,6 @@
 
 #include "broadcast_tag.hpp"
 #include "errors.hpp"
-#include "world_errors.hpp"
 #include "executor.hpp"
 #include "schedule/held_bytes.hpp"
 
@@ -463,24 +462,19 @@ class DataflowRun {
 }  // namespace
 
 
-Outcome execute_dataflow(const Execution& execution) {
-  [[maybe_unused]] const WorldErrorsReturn world;
-  DataflowRun run(execution, *execution.scratch);
-  run.advance(true);
-  return run.outcome();
-}
+class Dataflow final : public MessageRun {
+ public:
+  explicit Dataflow(const Execution& execution) : run_(execution, *execution.scratch) {}
+  bool advance(bool wait) override { return run_.advance(wait); }
+  void post() override { run_.post_only(); }
+  const Outcome& outcome() const override { return run_.outcome(); }
 
-// A nonblocking broadcast's messages: the same run, advanced a step at a time.
-struct MessageProgress::Run {
-  explicit Run(const Execution& execution) : dataflow(execution, *execution.scratch) {}
-  DataflowRun dataflow;
+ private:
+  DataflowRun run_;
 };
 
-MessageProgress::MessageProgress(const Execution& execution)
-    : run_(std::make_unique<Run>(execution)) {}
-MessageProgress::~MessageProgress() = default;
-bool MessageProgress::advance(bool wait) { return run_->dataflow.advance(wait); }
-void MessageProgress::post() { run_->dataflow.post_only(); }
-const Outcome& MessageProgress::outcome() const { return run_->dataflow.outcome(); }
+std::unique_ptr<MessageRun> dataflow_run(const Execution& execution) {
+  return std::make_unique<Dataflow>(execution);
+}
 
 }  // namespace leancast::detail

@@ -130,10 +130,4 @@ bool SharedProgress::read(bool wait) {
   return true;
 }
 
-Outcome execute_shared(const SharedRun& run) {
-  SharedProgress progress(run);
-  progress.advance(true);
-  return progress.outcome();
-}
-
 }  // namespace leancast::detail

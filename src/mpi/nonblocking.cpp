@@ -24,15 +24,13 @@ namespace {
 
 // A broadcast in flight on this rank.
 struct Task {
-  ScheduledBcast bcast;
+  BroadcastPlan plan;
   std::uint32_t sequence = 0;  // counted when the broadcast was started, in call order
   MPI_Request grequest = MPI_REQUEST_NULL;
-  ByteBuffer buffer;
   std::unique_ptr<ExecutorScratch> scratch;  // while it runs
-  std::unique_ptr<MessageProgress> messages;
-  std::unique_ptr<SharedProgress> copies;
-  bool started = false;
+  std::unique_ptr<BroadcastRun> run;
   bool done = false;
+  bool fallback = false;
   Outcome outcome;
 };
 
@@ -53,17 +51,17 @@ thread_local bool own_calls = false;
 class Engine {
  public:
   // Adds a task at the end of its communicator's queue; starts it if it is first.
-  int enqueue(const ScheduledBcast& bcast, std::shared_ptr<Task>& out) {
+  int enqueue(const BroadcastPlan& plan, std::shared_ptr<Task>& out) {
     auto task = std::make_shared<Task>();
-    task->bcast = bcast;
-    task->sequence = bcast.state->next_sequence();
+    task->plan = plan;
+    task->sequence = plan.state->next_sequence();
     if (int rc = MPI_Grequest_start(query_status, free_nothing, cancel_nothing, nullptr,
                                     &task->grequest);
         rc != MPI_SUCCESS) {
       return rc;
     }
     std::lock_guard guard(lock_);
-    auto& queue = queues_[bcast.state];
+    auto& queue = queues_[plan.state];
     queue.push_back(task);
     outstanding_.fetch_add(1, std::memory_order_release);
     out = task;
@@ -74,7 +72,6 @@ class Engine {
       const OwnCalls here;
       [[maybe_unused]] const WorldErrorsReturn world;
       start(*task, spare_);
-      if (task->messages) task->messages->post();
     }
     if (process_settings().progress_thread) start_thread_once(true);
     return MPI_SUCCESS;
@@ -136,61 +133,26 @@ class Engine {
   // executor once these have grown.
   using Spare = std::vector<std::unique_ptr<ExecutorScratch>>;
 
+  // Makes the task's run and goes as far as it can without completing anything.
   static void start(Task& task, Spare& spare) {
-    task.started = true;
     if (spare.empty()) {
       task.scratch = std::make_unique<ExecutorScratch>();
     } else {
       task.scratch = std::move(spare.back());
       spare.pop_back();
     }
-    const ScheduledBcast& b = task.bcast;
-    const bool is_root = b.state->rank() == b.call.root;
-    if (int rc = task.buffer.open(b.call.buf, b.call.count, b.call.type, b.info, is_root,
-                                  b.state->comm());
-        rc != MPI_SUCCESS) {
-      task.outcome = {rc, {}};
-      task.done = true;
-      return;
-    }
-    if (b.program->operations.empty()) return;
-    const Settings& settings = process_settings();
-    task.messages =
-        std::make_unique<MessageProgress>(Execution{.program = b.program.get(),
-                                                    .buffer = &task.buffer,
-                                                    .comm = b.state->comm(),
-                                                    .rank = b.state->rank(),
-                                                    .bytes = b.info.bytes,
-                                                    .holds_all = is_root,
-                                                    .signature = b.program->signature,
-                                                    .sequence = task.sequence,
-                                                    .sequence_mask = b.state->sequence_mask(),
-                                                    .window = settings.window,
-                                                    .send_window = settings.send_window,
-                                                    .scratch = task.scratch.get()});
+    task.run = std::make_unique<BroadcastRun>(task.plan, task.sequence, *task.scratch);
+    task.run->start();
   }
 
   // Advances a task (wait: to its end); true once it is done.
   static bool step(Task& task, Spare& spare, bool wait = false) {
-    if (!task.started) start(task, spare);
     if (task.done) return true;
-    if (task.messages && !task.messages->advance(wait)) return false;
-    const Outcome sent = task.messages ? task.messages->outcome() : Outcome{};
-    if (!task.copies) {
-      task.copies =
-          std::make_unique<SharedProgress>(SharedRun{.program = task.bcast.program.get(),
-                                                     .buffer = &task.buffer,
-                                                     .window = task.bcast.window,
-                                                     .rank = task.bcast.state->rank(),
-                                                     .flagged = sent.code != MPI_SUCCESS});
-    }
-    if (!task.copies->advance(wait)) return false;
-    task.outcome = sent.code != MPI_SUCCESS ? sent : task.copies->outcome();
-    if (int rc = task.buffer.close(); rc != MPI_SUCCESS && task.outcome.code == MPI_SUCCESS) {
-      task.outcome.code = rc;
-    }
-    task.messages.reset();
-    task.copies.reset();
+    if (!task.run) start(task, spare);
+    if (!task.run->advance(wait)) return false;
+    task.outcome = task.run->outcome();
+    task.fallback = task.run->fallback();
+    task.run.reset();
     spare.push_back(std::move(task.scratch));
     task.done = true;
     return true;
@@ -293,28 +255,42 @@ Engine& engine() {
 
 // Runs one broadcast as a task: `record` gets the request that completes with it and the
 // way to its outcome.
-int launch(const ScheduledBcast& bcast, RequestRecord& record) {
+int launch(const BroadcastPlan& plan, RequestRecord& record, std::shared_ptr<Task>* out = nullptr) {
   std::shared_ptr<Task> task;
-  if (int rc = engine().enqueue(bcast, task); rc != MPI_SUCCESS) return rc;
+  if (int rc = engine().enqueue(plan, task); rc != MPI_SUCCESS) return rc;
   record.inner = task->grequest;
   record.outcome = [task] { return task->done ? &task->outcome : nullptr; };
   record.finish_alone = [task] { return engine().finish_alone(task.get()); };
   engine().wake();
+  if (out != nullptr) *out = std::move(task);
   return MPI_SUCCESS;
 }
 
 }  // namespace
 
-int start_nonblocking(const ScheduledBcast& bcast, MPI_Request* request) {
+int start_nonblocking(const BroadcastPlan& plan, MPI_Request* request) {
   RequestRecord record;
-  record.comm = bcast.call.comm;
-  if (int rc = launch(bcast, record); rc != MPI_SUCCESS) return rc;
+  record.comm = plan.call.comm;
+  if (int rc = launch(plan, record); rc != MPI_SUCCESS) return rc;
   *request = record.inner;
   remember_request(*request, std::move(record));
   return MPI_SUCCESS;
 }
 
-int make_persistent(const BcastCall& call, const ScheduledBcast* schedule, MPI_Request* request) {
+int run_waited(const BroadcastPlan& plan, bool& fallback) {
+  RequestRecord record;
+  record.comm = plan.call.comm;
+  std::shared_ptr<Task> task;
+  if (int rc = launch(plan, record, &task); rc != MPI_SUCCESS) return rc;
+  MPI_Request request = record.inner;
+  remember_request(request, std::move(record));
+  const int rc = wait_one(&request, MPI_STATUS_IGNORE);
+  fallback = task->fallback;
+  return rc;
+}
+
+int make_persistent(const BcastCall& call, const BroadcastPlan* plan, MPI_Request* request,
+                    std::function<void()> count) {
   // The handle: a request MPI knows, inactive, that completes at once if ever started.
   if (int rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, call.comm, request);
       rc != MPI_SUCCESS) {
@@ -322,10 +298,11 @@ int make_persistent(const BcastCall& call, const ScheduledBcast* schedule, MPI_R
   }
   RequestRecord record;
   record.comm = call.comm;
-  if (schedule != nullptr) {
-    record.start = [bcast = *schedule](RequestRecord& self) { return launch(bcast, self); };
+  if (plan != nullptr) {
+    record.start = [plan = *plan](RequestRecord& self) { return launch(plan, self); };
   } else {
-    record.start = [call](RequestRecord& self) {
+    record.start = [call, count = std::move(count)](RequestRecord& self) {
+      if (count) count();
       return pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root, call.comm,
                                      &self.inner);
     };

@@ -1,8 +1,8 @@
 // Nonblocking and persistent broadcasts: LC_Ibcast, LC_Bcast_init and the interposed
 // MPI_Ibcast and MPI_Bcast_init.
 //
-// A broadcast in flight is a task: its schedule's Program, its own byte buffer and executor
-// scratch, and the executors a step at a time (MessageProgress, SharedProgress). The user
+// A broadcast in flight is a task: its BroadcastRun (the one run path, broadcast_run.hpp)
+// with executor scratch of its own, advanced a step at a time. The user
 // holds an MPI generalized request (MPI_Grequest_start) that leancast completes when the
 // task is done; a persistent broadcast's handle is an inactive placeholder request
 // (MPI_Recv_init from MPI_PROC_NULL) standing for the schedule built once at init, and each
@@ -28,34 +28,30 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <memory>
 
 #include "bcast.hpp"
-#include "byte_buffer.hpp"
-#include "program.hpp"
+#include "broadcast_run.hpp"
 
 namespace leancast::detail {
 
 class PrivateComm;
-class SharedWindow;
-
-// A broadcast leancast runs by its schedule, as bcast.cpp decided it.
-struct ScheduledBcast {
-  BcastCall call;
-  PrivateComm* state = nullptr;
-  std::shared_ptr<const Program> program;
-  TypeInfo info;
-  SharedWindow* window = nullptr;  // where the program has shared-memory operations
-};
 
 // Queues the broadcast behind its communicator's earlier ones (starting it if it is
 // first); `request` completes when it is done. MPI error codes.
-int start_nonblocking(const ScheduledBcast& bcast, MPI_Request* request);
+int start_nonblocking(const BroadcastPlan& plan, MPI_Request* request);
+
+// A blocking broadcast while tasks are outstanding: one more task, waited for at once
+// (stepping them all). Its error is raised as MPI_Wait raises a nonblocking one's;
+// `fallback`: the caller runs the library's MPI_Bcast instead (BroadcastRun::fallback).
+int run_waited(const BroadcastPlan& plan, bool& fallback);
 
 // A persistent broadcast: `request` becomes its inactive handle. Each MPI_Start runs the
-// schedule, or, with no schedule (the library's own broadcast was chosen), PMPI_Ibcast
-// with `call`'s arguments.
-int make_persistent(const BcastCall& call, const ScheduledBcast* schedule, MPI_Request* request);
+// plan, or, with none (the library's own broadcast was chosen), calls `count` and
+// PMPI_Ibcast with `call`'s arguments.
+int make_persistent(const BcastCall& call, const BroadcastPlan* plan, MPI_Request* request,
+                    std::function<void()> count = {});
 
 // Whether any nonblocking broadcast is outstanding in this process (one atomic load).
 bool tasks_outstanding();

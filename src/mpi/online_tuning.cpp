@@ -170,8 +170,10 @@ void tune_record(PrivateComm& state, const TuneStep& step, double seconds) {
   const std::vector<double> mine = tuner.medians(step.size_class);
   std::vector<double> slowest(mine.size(), 0.0);
   // Should the agreement itself fail, every rank keeps the library's broadcast (candidate 0).
-  if (MPI_Allreduce(mine.data(), slowest.data(), static_cast<int>(mine.size()), MPI_DOUBLE,
-                    MPI_MAX, state.comm()) != MPI_SUCCESS) {
+  if (own_collective(state, [&](MPI_Comm comm, MPI_Request* request) {
+        return PMPI_Iallreduce(mine.data(), slowest.data(), static_cast<int>(mine.size()),
+                               MPI_DOUBLE, MPI_MAX, comm, request);
+      }) != MPI_SUCCESS) {
     slowest.assign(mine.size(), 1.0);
   }
   report(state, tuner.settle(step.size_class, slowest));

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <mutex>
+#include <optional>
 
 #include "broadcast_tag.hpp"
 #include "comm_hint.hpp"
+#include "node_keys.hpp"
 #include "nonblocking.hpp"
 #include "process_settings.hpp"
+#include "requests.hpp"
 #include "usage_log.hpp"
 
 namespace leancast::detail {
@@ -32,31 +35,15 @@ const std::pair<int, int>& state_keyval() {
 std::once_flag local_once;
 MPI_Comm local_comm = MPI_COMM_NULL;
 
-// node_of[r] = the lowest rank sharing r's node, for every rank r of `comm`.
-int find_nodes(MPI_Comm comm, int size, int rank, std::shared_ptr<const NodeMap>& out) {
-  if (const int per_node = process_settings().ranks_per_node; per_node > 0) {
-    out = block_nodes(size, per_node);
-    return MPI_SUCCESS;
-  }
-  MPI_Comm node = MPI_COMM_NULL;
-  int rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  if (rc != MPI_SUCCESS) return rc;
-  int lowest = rank;
-  rc = MPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, node);
-  MPI_Comm_free(&node);
-  if (rc != MPI_SUCCESS) return rc;
-  auto nodes = std::make_shared<NodeMap>(size);
-  rc = MPI_Allgather(&lowest, 1, MPI_INT, nodes->data(), 1, MPI_INT, comm);
-  out = std::move(nodes);
-  return rc;
-}
-
 }  // namespace
 
 PrivateComm::~PrivateComm() {
   forget_comm(this);
-  for (Shared& shared : shared_) shared.window.reset();  // MPI_Win_free, collective like this
-  MPI_Comm_free(&comm_);
+  for (Shared& shared : shared_) {
+    shared.setup.reset();  // completes its exchange: the other ranks take part in it
+    shared.window.reset();
+  }
+  PMPI_Comm_free(&comm_);
   count_private_comm(false);
 }
 
@@ -78,24 +65,53 @@ std::shared_ptr<const Program> PrivateComm::program(const AlgorithmSpec& algorit
 }
 
 int PrivateComm::shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out,
-                               std::string& why) {
+                               std::string& why, MPI_Request*& waiting) {
   Shared& shared = shared_[per_node ? 1 : 0];
+  out = nullptr;
+  waiting = nullptr;
   if (shared.error != MPI_SUCCESS) {
     why = shared.why;
     return shared.error;
   }
-  int rc = MPI_SUCCESS;
-  if (!shared.window) {
-    const int group = per_node && nodes_ ? (*nodes_)[rank_] : 0;
-    rc = SharedWindow::create(comm_, group, slot_bytes, shared.window, why);
-    if (rc == MPI_ERR_UNSUPPORTED_OPERATION) {
-      shared.error = rc;
-      shared.why = why;
+  if (!shared.setup) {
+    if (shared.window && shared.window->slot_bytes() >= slot_bytes) {
+      out = shared.window.get();
+      return MPI_SUCCESS;
     }
-  } else {
-    rc = shared.window->reserve(slot_bytes);
+#ifdef LEANCAST_SMPI
+    // SMPI neither prices the copies (simulated time would leave them out) nor switches
+    // between simulated ranks while one spins on a flag, so shm is not simulated at all.
+    shared.error = MPI_ERR_UNSUPPORTED_OPERATION;
+    shared.why = why =
+        "shm: not under SMPI, which would neither time its copies nor let a rank that waits "
+        "on shared memory hand the turn to the rank it waits for; shm works within one node "
+        "of a real machine";
+    return shared.error;
+#endif
+    if (!shared.window) {
+      const int group = per_node ? (*nodes_)[static_cast<std::size_t>(rank_)] : 0;
+      std::vector<int> ranks;
+      for (int r = 0; r < size_; ++r) {
+        if (!per_node || (*nodes_)[static_cast<std::size_t>(r)] == group) ranks.push_back(r);
+      }
+      const int member = static_cast<int>(std::find(ranks.begin(), ranks.end(), rank_) - ranks.begin());
+      shared.window = std::make_unique<SharedWindow>(std::move(ranks), member);
+    }
+    shared.setup = std::make_unique<WindowSetup>(comm_, rank_, *shared.window,
+                                                 SharedWindow::rounded_slot(slot_bytes));
   }
-  out = shared.window.get();
+  if (!shared.setup->step()) {
+    waiting = shared.setup->waiting_on();
+    return kPending;
+  }
+  const int rc = shared.setup->error();
+  if (rc == MPI_ERR_UNSUPPORTED_OPERATION) {
+    shared.error = rc;
+    shared.why = why = shared.setup->why();
+    shared.window.reset();
+  }
+  shared.setup.reset();
+  if (rc == MPI_SUCCESS) out = shared.window.get();
   return rc;
 }
 
@@ -124,17 +140,38 @@ int existing_private_comm(MPI_Comm user, PrivateComm*& out) {
   return MPI_SUCCESS;
 }
 
+// The node map of the ranks of `dup`: from the settings, from the world keys, or from an
+// allgather of every rank's key.
+int find_nodes(MPI_Comm dup, int size, std::shared_ptr<const NodeMap>& out) {
+  if (const int per_node = process_settings().ranks_per_node; per_node > 0) {
+    out = block_nodes(size, per_node);
+    return MPI_SUCCESS;
+  }
+  if (auto from_world = nodes_from_world(dup)) {
+    out = std::make_shared<const NodeMap>(std::move(*from_world));
+    return MPI_SUCCESS;
+  }
+  std::vector<std::uint64_t> keys(static_cast<std::size_t>(size));
+  const std::uint64_t mine = node_key();
+  const int rc = PMPI_Allgather(&mine, 1, MPI_UINT64_T, keys.data(), 1, MPI_UINT64_T, dup);
+  if (rc == MPI_SUCCESS) out = std::make_shared<const NodeMap>(nodes_from_keys(keys));
+  return rc;
+}
+
 int private_comm(MPI_Comm user, PrivateComm*& out) {
   if (int rc = existing_private_comm(user, out); rc != MPI_SUCCESS || out != nullptr) return rc;
+  // Blocking collectives: the progress thread steps outstanding broadcasts meanwhile.
+  std::optional<BlockedInLibrary> blocked;
+  if (tasks_outstanding()) blocked.emplace();
   MPI_Comm dup = MPI_COMM_NULL;
-  if (int rc = MPI_Comm_dup(user, &dup); rc != MPI_SUCCESS) return rc;
+  if (int rc = PMPI_Comm_dup(user, &dup); rc != MPI_SUCCESS) return rc;
   MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
   int size = 0, rank = 0;
   MPI_Comm_size(dup, &size);
   MPI_Comm_rank(dup, &rank);
   std::shared_ptr<const NodeMap> nodes;
-  if (int rc = find_nodes(dup, size, rank, nodes); rc != MPI_SUCCESS) {
-    MPI_Comm_free(&dup);
+  if (int rc = find_nodes(dup, size, nodes); rc != MPI_SUCCESS) {
+    PMPI_Comm_free(&dup);
     return rc;
   }
   count_private_comm(true);
@@ -150,6 +187,28 @@ int private_comm(MPI_Comm user, PrivateComm*& out) {
   }
   out = state.release();
   return MPI_SUCCESS;
+}
+
+void make_private_comm_eagerly(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return;
+  const Settings& settings = process_settings();
+  if (settings.algorithm && settings.algorithm->algorithm == Algorithm::mpi) return;
+  int inter = 0, size = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return;
+  PMPI_Comm_size(comm, &size);
+  if (size <= 1) return;
+  PrivateComm* state = nullptr;
+  private_comm(comm, state);
+}
+
+int own_collective(PrivateComm& state, int (*start)(MPI_Comm, MPI_Request*, void*), void* what) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (int rc = start(state.comm(), &request, what); rc != MPI_SUCCESS) return rc;
+#ifdef LEANCAST_SMPI
+  return MPI_Wait(&request, MPI_STATUS_IGNORE);  // no outstanding broadcast under SMPI
+#else
+  return wait_one(&request, MPI_STATUS_IGNORE);
+#endif
 }
 
 MPI_Comm local_check_comm() {

@@ -3,6 +3,17 @@
 // on the user's communicator can never match them. The cached state also keeps the
 // operations of recently used broadcast shapes, so repeated broadcasts skip planning.
 //
+// Made where every rank of the communicator is inside a blocking collective call anyway, so
+// that making it (MPI_Comm_dup, a blocking collective) never makes a rank wait that would
+// not wait without leancast: inside MPI_Init for MPI_COMM_WORLD and inside the calls that
+// make communicators (communicators.cpp), else at the communicator's first blocking
+// leancast broadcast. A nonblocking or persistent broadcast may not wait for the other
+// ranks, so one on a communicator without a private state is the library's (bcast.cpp).
+// (MPI_Comm_idup would not wait, but Open MPI 4.1 mismatches it with the library's other
+// nonblocking collectives on the same communicator: open-mpi/ompi#2025.) The node map
+// comes from node_keys.hpp without communicating, or, where it cannot, from an
+// MPI_Allgather of the ranks' node keys on the new duplicate.
+//
 // Threads: one communicator's state needs no lock, because MPI forbids concurrent
 // collectives on one communicator (each thread broadcasts on its own). What is shared
 // between communicators (the attribute key, the local check communicator) is made once
@@ -46,7 +57,7 @@ class PrivateComm {
   MPI_Comm comm() const { return comm_; }
   int size() const { return size_; }
   int rank() const { return rank_; }
-  // Which node each rank runs on (MPI_Comm_split_type, or LEANCAST_RANKS_PER_NODE).
+  // Which node each rank runs on (node_keys.hpp, or LEANCAST_RANKS_PER_NODE).
   const std::shared_ptr<const NodeMap>& nodes() const { return nodes_; }
 
   // This rank's operations for one broadcast (algorithm already resolved), cached.
@@ -82,16 +93,14 @@ class PrivateComm {
 
   // The shared window shm broadcasts go through, with slots of at least `slot_bytes`: the
   // whole communicator's (flat shm) or this rank's node's (node-aware:X/shm). Made (or
-  // grown) collectively by the first broadcast that needs it. MPI_ERR_UNSUPPORTED_OPERATION
-  // with `why` where those ranks do not share memory, on every rank alike, from then on.
-  int shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out, std::string& why);
-  // Whether shared_window would answer without communicating (made, large enough, or
-  // known to be impossible).
-  bool shared_window_known(bool per_node, std::uint64_t slot_bytes) const {
-    const Shared& shared = shared_[per_node ? 1 : 0];
-    return shared.error != MPI_SUCCESS ||
-           (shared.window && shared.window->slot_bytes() >= slot_bytes);
-  }
+  // grown) by the first broadcast that needs it, every rank at the same broadcast, through
+  // an exchange of nonblocking collectives (WindowSetup) that each call advances without
+  // waiting: kPending while it goes on (`waiting` is what it waits for), MPI_SUCCESS with
+  // `out` once the window is there, or an error on every rank alike (for good, with `why`:
+  // MPI_ERR_UNSUPPORTED_OPERATION where those ranks do not share memory).
+  static constexpr int kPending = -1;
+  int shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out,
+                    std::string& why, MPI_Request*& waiting);
 
   const Decision* remembered(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call) const;
   void remember(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call,
@@ -121,22 +130,41 @@ class PrivateComm {
   std::optional<AlgorithmSpec> hint_;
   struct Shared {
     std::unique_ptr<SharedWindow> window;
+    std::unique_ptr<WindowSetup> setup;  // making or growing it, while that goes on
     int error = MPI_SUCCESS;  // why there is none, once found out
     std::string why;
   };
   std::array<Shared, 2> shared_;  // [0] the communicator's, [1] the node's
 };
 
-// The private communicator of `user` (an intracommunicator), created collectively on
-// first use, with the node of every rank: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)
-// groups the ranks (under SMPI: by simulated host), each group's lowest rank names it,
-// and an allgather tells every rank all of them. LEANCAST_RANKS_PER_NODE replaces that
-// by blocks of N ranks. Returns an MPI error code; `out` is set on success.
+// The private state of `user` (an intracommunicator), made collectively if there is none
+// yet. Returns an MPI error code; `out` is set on success.
 int private_comm(MPI_Comm user, PrivateComm*& out);
 
-// The private communicator of `user` if an earlier broadcast made it, else nullptr in
-// `out`; never communicates. Returns an MPI error code.
+// The private state of `user` if one was made, else nullptr in `out`; never communicates.
+// Returns an MPI error code.
 int existing_private_comm(MPI_Comm user, PrivateComm*& out);
+
+// Inside a call that just made `comm` on every one of its ranks: its private state, unless
+// it is an intercommunicator, has one rank, or the settings never run leancast's
+// schedules (LEANCAST_BCAST_ALGORITHM=mpi). A failure is left for its first broadcast.
+void make_private_comm_eagerly(MPI_Comm comm);
+
+// One of leancast's own collectives on `state`'s private communicator, which every rank
+// makes at the same point: `start(comm, &request)` posts its nonblocking form, and the wait
+// steps the process's outstanding broadcasts (it never blocks inside the library while one
+// is outstanding, and a blocking form could not match a rank that runs it as a task).
+// Returns an MPI error code.
+int own_collective(PrivateComm& state, int (*start)(MPI_Comm, MPI_Request*, void*), void* what);
+template <class Start>
+int own_collective(PrivateComm& state, Start start) {
+  return own_collective(
+      state,
+      [](MPI_Comm comm, MPI_Request* request, void* what) {
+        return (*static_cast<Start*>(what))(comm, request);
+      },
+      &start);
+}
 
 // A process-local communicator (a duplicate of MPI_COMM_SELF) whose errors return,
 // for local checks such as MPI_Pack with count 0 to find uncommitted datatypes.

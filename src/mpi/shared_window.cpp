@@ -1,187 +1,199 @@
 #include "shared_window.hpp"
 
-#include <algorithm>
-#include <bit>
-#include <cstring>
-#include <mutex>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
-#include "errors.hpp"
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <utility>
+
+#include <fmt/format.h>
 
 namespace leancast::detail {
 
 namespace {
 
-// Slots grow in powers of two from 4 KiB, so that a communicator's mixed sizes settle on
-// one window instead of making a new one each time.
 constexpr std::uint64_t kMinSlotBytes = 4096;
 
-std::uint64_t rounded_slot(std::uint64_t bytes) {
-  return std::bit_ceil(std::max(bytes, kMinSlotBytes));
+std::atomic<std::size_t> mappings_alive{0};
+
+// A name no other object on the machine has: the process and a count.
+std::string fresh_name() {
+  static std::atomic<unsigned> made{0};
+  return fmt::format("/leancast-{}-{}", static_cast<long>(getpid()), made.fetch_add(1));
 }
 
-// The windows alive, in the order they were made (the same on every member). MPI_Finalize
-// deletes MPI_COMM_WORLD's attributes (and so its private state) only after Open MPI has
-// shut its one-sided component down, too late for MPI_Win_free; an attribute on
-// MPI_COMM_SELF, deleted first thing in MPI_Finalize, frees them before, in that order.
-std::mutex live_mutex;
-std::vector<SharedWindow*> live;
-
-int free_windows_at_finalize(MPI_Comm, int, void*, void*) {
-  std::vector<SharedWindow*> windows;
-  {
-    std::lock_guard lock(live_mutex);
-    windows.swap(live);
-  }
-  for (SharedWindow* window : windows) window->free_window();
-  return MPI_SUCCESS;
+// Maps the object `fd` names; the descriptor is closed either way. errno on failure.
+int map(int fd, std::uint64_t bytes, SharedMapping& out) {
+  void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const int failed = base == MAP_FAILED ? errno : 0;
+  close(fd);
+  if (failed == 0) out = SharedMapping(base, bytes);
+  return failed;
 }
-
-void track(SharedWindow* window) {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    int keyval = MPI_KEYVAL_INVALID;
-    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_windows_at_finalize, &keyval,
-                               nullptr) == MPI_SUCCESS) {
-      MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
-    }
-  });
-  std::lock_guard lock(live_mutex);
-  live.push_back(window);
-}
-
-void untrack(SharedWindow* window) {
-  std::lock_guard lock(live_mutex);
-  std::erase(live, window);
-}
-
 
 }  // namespace
 
-std::size_t shared_windows_alive() {
-  std::lock_guard lock(live_mutex);
-  return live.size();
+SharedMapping::SharedMapping(void* base, std::size_t bytes)
+    : base_(static_cast<std::byte*>(base)), bytes_(bytes) {
+  mappings_alive.fetch_add(1);
 }
 
-SharedWindow::~SharedWindow() {
-  release();
-  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+SharedMapping::SharedMapping(SharedMapping&& other) noexcept
+    : base_(std::exchange(other.base_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+
+SharedMapping& SharedMapping::operator=(SharedMapping&& other) noexcept {
+  if (this != &other) {
+    this->~SharedMapping();
+    base_ = std::exchange(other.base_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
 }
 
-int SharedWindow::create(MPI_Comm comm, int group, std::uint64_t slot_bytes,
-                         std::unique_ptr<SharedWindow>& out, std::string& why) {
-#ifdef LEANCAST_SMPI
-  // SMPI neither prices the copies (simulated time would leave them out) nor switches
-  // between simulated ranks while one spins on a flag, so shm is not simulated at all.
-  (void)comm, (void)group, (void)slot_bytes, (void)out;
-  why = "shm: not under SMPI, which would neither time its copies nor let a rank that waits "
-        "on shared memory hand the turn to the rank it waits for; shm works within one node "
-        "of a real machine";
-  return MPI_ERR_UNSUPPORTED_OPERATION;
-#endif
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm members = MPI_COMM_NULL;
-  if (int rc = MPI_Comm_split(comm, group, rank, &members); rc != MPI_SUCCESS) return rc;
-  int size = 0;
-  MPI_Comm_size(members, &size);
-  // Do the members share memory? MPI's answer, not leancast's node map (which
-  // LEANCAST_RANKS_PER_NODE may have drawn), on every rank of the communicator alike.
-  MPI_Comm shared = MPI_COMM_NULL;
-  int rc = MPI_Comm_split_type(members, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
-  int shared_size = 0;
-  if (rc == MPI_SUCCESS) {
-    MPI_Comm_size(shared, &shared_size);
-    MPI_Comm_free(&shared);
-  }
-  int shares = shared_size == size ? 1 : 0;
-  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(MPI_IN_PLACE, &shares, 1, MPI_INT, MPI_MIN, comm);
-  if (rc != MPI_SUCCESS || !shares) MPI_Comm_free(&members);
-  if (rc != MPI_SUCCESS) return rc;
-  if (!shares) {
-    why = "shm: ranks that would broadcast through one shared window do not share memory "
-          "(MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) puts them on several nodes); shm works "
-          "within one node, node-aware:BETWEEN/shm across nodes";
-    return MPI_ERR_UNSUPPORTED_OPERATION;
-  }
-  std::vector<int> ranks(static_cast<std::size_t>(size));
-  rc = MPI_Allgather(&rank, 1, MPI_INT, ranks.data(), 1, MPI_INT, members);
-  auto window = std::unique_ptr<SharedWindow>(new SharedWindow(members, std::move(ranks)));
-  if (rc != MPI_SUCCESS) return rc;
-  window->members_ = size;
-  MPI_Comm_rank(members, &window->member_);
-  // Every rank of the communicator learns whether every group got its window, so that
-  // where auto chose shm all of them fall back to the library's broadcast together.
-  const int allocated = window->allocate(slot_bytes);
-  int everywhere = allocated == MPI_SUCCESS ? 1 : 0;
-  if (rc = MPI_Allreduce(MPI_IN_PLACE, &everywhere, 1, MPI_INT, MPI_MIN, comm); rc != MPI_SUCCESS) {
-    return rc;
-  }
-  if (!everywhere) {
-    why = allocated == MPI_SUCCESS
-              ? "shm: MPI_Win_allocate_shared failed for other ranks' shared window"
-              : "shm: MPI_Win_allocate_shared failed: " + error_text(allocated);
-    return MPI_ERR_UNSUPPORTED_OPERATION;  // the window, if made, goes with `window`
-  }
-  out = std::move(window);
-  return MPI_SUCCESS;
+SharedMapping::~SharedMapping() {
+  if (base_ == nullptr) return;
+  munmap(base_, bytes_);
+  base_ = nullptr;
+  mappings_alive.fetch_sub(1);
 }
+
+std::size_t shared_windows_alive() { return mappings_alive.load(); }
+
+SharedWindow::SharedWindow(std::vector<int> ranks, int member)
+    : ranks_(std::move(ranks)), member_(member) {}
 
 int SharedWindow::member_of(int rank) const {
   const auto it = std::find(ranks_.begin(), ranks_.end(), rank);
   return it == ranks_.end() ? -1 : static_cast<int>(it - ranks_.begin());
 }
 
-int SharedWindow::reserve(std::uint64_t slot_bytes) {
-  if (slot_bytes <= slot_bytes_) return MPI_SUCCESS;
-  // Every member has left the last broadcast through the old window (copied out what it
-  // read) before any frees it.
-  if (int rc = MPI_Barrier(comm_); rc != MPI_SUCCESS) return rc;
-  release();
-  return allocate(slot_bytes);
+std::uint64_t SharedWindow::rounded_slot(std::uint64_t bytes) {
+  return std::bit_ceil(std::max(bytes, kMinSlotBytes));
 }
 
-int SharedWindow::allocate(std::uint64_t slot_bytes) {
-  slot_bytes = rounded_slot(slot_bytes);
-  const std::uint64_t lines = sizeof(MemberLine) * static_cast<std::uint64_t>(members_);
-  const std::uint64_t headers = sizeof(SlotHeader) * kSharedSlots;
-  const std::uint64_t total = lines + headers + slot_bytes * kSharedSlots;
-  void* base = nullptr;
-  // The first member allocates everything, so the window is one contiguous piece.
-  const auto mine = static_cast<MPI_Aint>(member_ == 0 ? total : 0);
-  int rc = MPI_Win_allocate_shared(mine, 1, MPI_INFO_NULL, comm_, &base, &win_);
-  if (rc != MPI_SUCCESS) return rc;
-  MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
-  MPI_Aint size = 0;
-  int unit = 0;
-  rc = MPI_Win_shared_query(win_, 0, &size, &unit, &base);
-  if (rc == MPI_SUCCESS && member_ == 0) std::memset(base, 0, total);
-  // Nobody reads the counters before they are zero.
-  if (rc == MPI_SUCCESS) rc = MPI_Barrier(comm_);
-  if (rc != MPI_SUCCESS) {
-    release();
-    return rc;
-  }
-  auto* bytes = static_cast<std::byte*>(base);
+std::uint64_t SharedWindow::bytes_for(int members, std::uint64_t slot_bytes) {
+  return sizeof(MemberLine) * static_cast<std::uint64_t>(members) +
+         sizeof(SlotHeader) * kSharedSlots + slot_bytes * kSharedSlots;
+}
+
+void SharedWindow::install(SharedMapping memory, std::uint64_t slot_bytes) {
+  memory_ = std::move(memory);
+  std::byte* bytes = memory_.base();
   lines_ = reinterpret_cast<MemberLine*>(bytes);
-  headers_ = reinterpret_cast<SlotHeader*>(bytes + lines);
-  data_ = bytes + lines + headers;
+  headers_ = reinterpret_cast<SlotHeader*>(bytes + sizeof(MemberLine) * ranks_.size());
+  data_ = bytes + sizeof(MemberLine) * ranks_.size() + sizeof(SlotHeader) * kSharedSlots;
   slot_bytes_ = slot_bytes;
   segments_ = 0;
-  track(this);
-  return MPI_SUCCESS;
 }
 
-void SharedWindow::release() {
-  untrack(this);
-  free_window();
+WindowSetup::WindowSetup(MPI_Comm comm, int rank, SharedWindow& window, std::uint64_t slot_bytes)
+    : comm_(comm), rank_(rank), window_(window), slot_bytes_(slot_bytes) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  all_.resize(static_cast<std::size_t>(size));
+  mine_.rank = rank;
+  mine_.bytes = static_cast<std::int64_t>(SharedWindow::bytes_for(window.members(), slot_bytes));
+  if (window.member() == 0) create();
+  if (int rc = PMPI_Iallgather(&mine_, sizeof mine_, MPI_BYTE, all_.data(), sizeof mine_, MPI_BYTE,
+                              comm_, &request_);
+      rc != MPI_SUCCESS) {
+    error_ = rc;
+    phase_ = 2;
+  }
 }
 
-void SharedWindow::free_window() {
-  if (win_ != MPI_WIN_NULL) MPI_Win_free(&win_);
-  lines_ = nullptr;
-  headers_ = nullptr;
-  data_ = nullptr;
-  slot_bytes_ = 0;
+WindowSetup::~WindowSetup() {
+  // A collective cannot be cancelled: one the others take part in is completed.
+  if (request_ != MPI_REQUEST_NULL) PMPI_Wait(&request_, MPI_STATUS_IGNORE);
+  if (mine_.name[0] != '\0') shm_unlink(mine_.name);
+}
+
+// The group's first member: the object, at its full size (posix_fallocate: a /dev/shm
+// too small fails here, not with SIGBUS at the first copy), zeroed by the system.
+void WindowSetup::create() {
+  const std::string name = fresh_name();
+  const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  if (fd < 0) {
+    mine_.error = errno;
+    return;
+  }
+  std::snprintf(mine_.name, sizeof mine_.name, "%s", name.c_str());
+  int failed = posix_fallocate(fd, 0, mine_.bytes);
+  if (failed == EOPNOTSUPP || failed == EINVAL) failed = ftruncate(fd, mine_.bytes) == 0 ? 0 : errno;
+  if (failed != 0) {
+    close(fd);
+    mine_.error = failed;
+    return;
+  }
+  mine_.error = map(fd, static_cast<std::uint64_t>(mine_.bytes), mapped_);
+}
+
+// The other members: the first member's object, by the name it sent.
+void WindowSetup::open_leader() {
+  const Record& leader = all_[static_cast<std::size_t>(window_.rank_of(0))];
+  if (leader.error != 0 || leader.name[0] == '\0') {
+    why_ = fmt::format("shm: rank {} could not make {} bytes of shared memory: {}", leader.rank,
+                       leader.bytes, std::strerror(leader.error));
+    return;
+  }
+  if (window_.member() == 0) return;  // mapped it when it made it
+  const int fd = shm_open(leader.name, O_RDWR, 0);
+  const int failed = fd < 0 ? errno : map(fd, static_cast<std::uint64_t>(leader.bytes), mapped_);
+  if (failed != 0) {
+    why_ = fmt::format("shm: ranks that would broadcast through one shared window do not share "
+                       "memory (rank {} cannot map rank {}'s {}: {}); shm works within one node, "
+                       "node-aware:BETWEEN/shm across nodes",
+                       rank_, leader.rank, leader.name, std::strerror(failed));
+  }
+}
+
+bool WindowSetup::step() {
+  if (phase_ == 2) return true;
+  int done = 0;
+  if (int rc = PMPI_Test(&request_, &done, MPI_STATUS_IGNORE); rc != MPI_SUCCESS) {
+    error_ = rc;
+    phase_ = 2;
+    return true;
+  }
+  if (!done) return false;
+  if (phase_ == 0) {
+    open_leader();
+    ok_ = mapped_ ? 1 : 0;
+    if (int rc = PMPI_Iallreduce(&ok_, &everywhere_, 1, MPI_INT, MPI_MIN, comm_, &request_);
+        rc != MPI_SUCCESS) {
+      error_ = rc;
+      phase_ = 2;
+      return true;
+    }
+    phase_ = 1;
+    return false;
+  }
+  finish();
+  phase_ = 2;
+  return true;
+}
+
+void WindowSetup::finish() {
+  // Every member has mapped the object or failed to: its name can go.
+  if (mine_.name[0] != '\0') shm_unlink(mine_.name);
+  mine_.name[0] = '\0';
+  if (everywhere_) {
+    window_.install(std::move(mapped_), slot_bytes_);
+    return;
+  }
+  mapped_ = SharedMapping();
+  error_ = MPI_ERR_UNSUPPORTED_OPERATION;
+  if (why_.empty()) {
+    why_ = "shm: another rank of the communicator could not map its group's shared memory "
+           "(ranks on several nodes, or no room in /dev/shm); shm works within one node, "
+           "node-aware:BETWEEN/shm across nodes";
+  }
 }
 
 }  // namespace leancast::detail

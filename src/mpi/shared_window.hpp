@@ -1,10 +1,18 @@
-// The shared memory of the shm algorithm (executor_shared.cpp): one MPI-3 window per group
-// of ranks that broadcast through it (a communicator's ranks for shm, each node's for
+// The shared memory of the shm algorithm (executor_shared.cpp): one window per group of
+// ranks that broadcast through it (a communicator's ranks for shm, each node's for
 // node-aware:X/shm), made at the first such broadcast, kept with the private communicator
-// and freed with it.
+// and unmapped with it.
 //
-// Layout, allocated by the group's first rank (the others map it, MPI_Win_shared_query),
-// every field on its own cache line so that no two writers share one:
+// The memory is a POSIX shared-memory object that the group's first rank creates and the
+// others map by name (shm_open), not an MPI window: MPI_Win_allocate_shared is a blocking
+// collective without a nonblocking form, and a window has to be made inside nonblocking
+// broadcasts, which may not wait for other ranks (nonblocking.hpp). Making one is an
+// exchange of nonblocking collectives over the private communicator (WindowSetup): every
+// rank posts what it made, then whether it could map its group's memory; the ranks of the
+// whole communicator so learn together whether every group has a window, and where one
+// does not (ranks on several nodes, no /dev/shm), they all fall back or fail together.
+//
+// Layout, every field on its own cache line so that no two writers share one:
 //   consumed[member]  how many segments the member has done, counted since the window was
 //                     made: copied out, or (the writer) copied in
 //   header[slot]      published (segment number + 1, released after the data), the
@@ -13,7 +21,10 @@
 // Every member takes part in every broadcast through the window, in the same order (MPI's
 // rule for collectives), and counts the same segments, so a segment's number is the same
 // on every member without any message: segment g goes to slot g % slots, and its writer
-// waits until every member has done segment g - slots before it reuses the slot.
+// waits until every member has done segment g - slots before it reuses the slot. A larger
+// window replaces a smaller one at the same broadcast on every member; each unmaps the old
+// one itself (the memory lives until the last member unmaps it), so no member waits for
+// another to leave it.
 #pragma once
 
 #include <mpi.h>
@@ -45,26 +56,33 @@ struct alignas(64) MemberLine {
   std::uint64_t consumed = 0;  // atomic
 };
 
+// A mapping of one window's memory.
+class SharedMapping {
+ public:
+  SharedMapping() = default;
+  SharedMapping(void* base, std::size_t bytes);
+  SharedMapping(SharedMapping&& other) noexcept;
+  SharedMapping& operator=(SharedMapping&& other) noexcept;
+  ~SharedMapping();
+  std::byte* base() const { return base_; }
+  explicit operator bool() const { return base_ != nullptr; }
+
+ private:
+  std::byte* base_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
 class SharedWindow {
  public:
-  ~SharedWindow();
-  SharedWindow(const SharedWindow&) = delete;
-  SharedWindow& operator=(const SharedWindow&) = delete;
+  // The window of the ranks `ranks` (private-communicator ranks, ascending), this rank
+  // being member `member`; its memory comes with install().
+  SharedWindow(std::vector<int> ranks, int member);
 
-  // Collective over `comm` (the private communicator): the ranks of equal `group` form one
-  // window. On success `out` is set. If some group's ranks do not share memory, every rank
-  // gets MPI_ERR_UNSUPPORTED_OPERATION and `why` names the cause.
-  static int create(MPI_Comm comm, int group, std::uint64_t slot_bytes,
-                    std::unique_ptr<SharedWindow>& out, std::string& why);
-
-  // Collective over the members: a larger window if slots of `slot_bytes` do not fit; a new
-  // window starts counting segments from 0.
-  int reserve(std::uint64_t slot_bytes);
-
-  int members() const { return members_; }
+  int members() const { return static_cast<int>(ranks_.size()); }
   int member() const { return member_; }
-  // The member index of private-communicator rank `rank` (-1: not a member).
+  // The member index of private-communicator rank `rank` (-1: not a member), and back.
   int member_of(int rank) const;
+  int rank_of(int member) const { return ranks_[static_cast<std::size_t>(member)]; }
   std::uint64_t slot_bytes() const { return slot_bytes_; }
 
   std::atomic_ref<std::uint64_t> consumed(int member) const {
@@ -77,24 +95,72 @@ class SharedWindow {
   // Segments done through this window, on every member alike.
   std::uint64_t& segments() { return segments_; }
 
-  // MPI_Win_free, collective over the members (at MPI_Finalize, shared_window.cpp).
-  void free_window();
+  // Bytes of a window of `members` members with slots of `slot_bytes`.
+  static std::uint64_t bytes_for(int members, std::uint64_t slot_bytes);
+  // Slots grow in powers of two from 4 KiB, so that a communicator's mixed sizes settle on
+  // one window instead of making a new one each time.
+  static std::uint64_t rounded_slot(std::uint64_t bytes);
+
+  // Takes `memory` (zeroed, bytes_for(members(), slot_bytes)) in place of the window's
+  // memory so far, counting segments from 0 again.
+  void install(SharedMapping memory, std::uint64_t slot_bytes);
 
  private:
-  SharedWindow(MPI_Comm members, std::vector<int> ranks) : comm_(members), ranks_(std::move(ranks)) {}
-  int allocate(std::uint64_t slot_bytes);
-  void release();
-
-  MPI_Comm comm_ = MPI_COMM_NULL;  // the members, in private-communicator rank order
-  std::vector<int> ranks_;          // private-communicator rank of each member
-  int members_ = 0;
+  std::vector<int> ranks_;
   int member_ = 0;
-  MPI_Win win_ = MPI_WIN_NULL;
+  SharedMapping memory_;
   MemberLine* lines_ = nullptr;
   SlotHeader* headers_ = nullptr;
   std::byte* data_ = nullptr;
   std::uint64_t slot_bytes_ = 0;
   std::uint64_t segments_ = 0;
+};
+
+// Making or growing the windows of one kind (the communicator's, or each node's) with slots
+// of at least `slot_bytes`: every rank of the private communicator takes part, at the same
+// broadcast. begin() creates the group's memory on its first rank and posts the exchange;
+// step() advances it without waiting (false while it goes on). Then error() is
+// MPI_SUCCESS, and `window` has its new memory, on every rank, or on every rank an error:
+// MPI_ERR_UNSUPPORTED_OPERATION with why() where some group could not share memory, or
+// the failed collective's code.
+class WindowSetup {
+ public:
+  WindowSetup(MPI_Comm comm, int rank, SharedWindow& window, std::uint64_t slot_bytes);
+  ~WindowSetup();
+  WindowSetup(const WindowSetup&) = delete;
+  WindowSetup& operator=(const WindowSetup&) = delete;
+
+  bool step();
+  // The request step() waits for: a blocking caller may complete it (MPI_Wait) in between.
+  MPI_Request* waiting_on() { return &request_; }
+  int error() const { return error_; }
+  const std::string& why() const { return why_; }
+
+  // What each rank tells the others in the first round.
+  struct Record {
+    char name[48];     // the shared-memory object its group's first rank made ("": none)
+    std::int32_t error;  // errno of what failed on this rank; 0: none
+    std::int32_t rank;
+    std::int64_t bytes;
+  };
+
+ private:
+  void create();
+  void open_leader();
+  void finish();
+
+  MPI_Comm comm_;
+  int rank_;
+  SharedWindow& window_;
+  std::uint64_t slot_bytes_;
+  int phase_ = 0;  // 0: the records travel, 1: the agreement travels, 2: done
+  MPI_Request request_ = MPI_REQUEST_NULL;
+  Record mine_{};
+  std::vector<Record> all_;
+  SharedMapping mapped_;
+  int ok_ = 0, everywhere_ = 0;
+  int error_ = MPI_SUCCESS;
+  std::string why_;
 };
 
 // Shared windows this process holds now (tests: freeing a communicator frees its windows).

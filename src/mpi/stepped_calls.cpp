@@ -47,7 +47,8 @@ LEANCAST_P2P(Send, Isend)
 LEANCAST_P2P(Ssend, Issend)
 LEANCAST_P2P(Rsend, Irsend)
 
-// Collectives (and the calls that make communicators and windows, collective too) cannot
+// Collectives (and the calls that make windows, collective too; communicators.cpp has those
+// that make communicators) cannot
 // become their nonblocking forms: MPI does not match a blocking collective on one rank with
 // a nonblocking one on another, and another rank may have no broadcast outstanding. They
 // run as they are, the progress thread stepping the broadcasts meanwhile where MPI allows
@@ -124,11 +125,6 @@ LEANCAST_REDUCING(Reduce_scatter, const int*)
 LEANCAST_REDUCING(Scan, int)
 LEANCAST_REDUCING(Exscan, int)
 
-LEANCAST_ASSISTED(Comm_dup, (MPI_Comm a0, MPI_Comm* a1), a0, a1)
-LEANCAST_ASSISTED(Comm_create, (MPI_Comm a0, MPI_Group a1, MPI_Comm* a2), a0, a1, a2)
-LEANCAST_ASSISTED(Comm_split, (MPI_Comm a0, int a1, int a2, MPI_Comm* a3), a0, a1, a2, a3)
-LEANCAST_ASSISTED(Comm_split_type, (MPI_Comm a0, int a1, int a2, MPI_Info a3, MPI_Comm* a4),
-                  a0, a1, a2, a3, a4)
 LEANCAST_ASSISTED(Win_allocate_shared,
                   (MPI_Aint a0, int a1, MPI_Info a2, MPI_Comm a3, void* a4, MPI_Win* a5),
                   a0, a1, a2, a3, a4, a5)

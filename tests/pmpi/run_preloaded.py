@@ -22,6 +22,8 @@ says it did:
   winner one of the candidates.
 
 --log-line REGEX: a line of the log that must appear (repeatable).
+--every-algorithm: the program's arguments end with "default" and every name that
+leancast-plan --list-algorithms prints (the registry's), so that it runs each in turn.
 --expect-abort instead expects the job to abort. Exit 77 from the program means skipped;
 --opt-in NAME skips unless the environment has NAME=1.
 """
@@ -63,6 +65,8 @@ def parse_arguments():
     parser.add_argument("--warnings", type=int, default=0)
     parser.add_argument("--online-tuning", type=int, metavar="N",
                         help="expect online tuning to settle at least N size classes")
+    parser.add_argument("--every-algorithm", action="store_true",
+                        help="append 'default' and every registry name to the program's arguments")
     parser.add_argument("--expect-abort", action="store_true")
     parser.add_argument("--timeout", type=int, default=200)
     parser.add_argument("--opt-in", metavar="NAME", help="skip unless the variable NAME is 1")
@@ -172,6 +176,10 @@ def main():
     if args.opt_in and os.environ.get(args.opt_in) != "1":
         print(f"skipped: opt-in test, run with {args.opt_in}=1")
         return 77
+    if args.every_algorithm:
+        names = subprocess.run([args.plan, "--list-algorithms"], capture_output=True, text=True,
+                               check=True).stdout.split()
+        args.program += ["default", *names]
     environment = [("LD_PRELOAD", args.preload)] if args.preload else []
     environment.append(("LEANCAST_VERBOSE", "1"))
     environment += [tuple(setting.split("=", 1)) for setting in args.env]

@@ -102,8 +102,7 @@ int main(int argc, char** argv) {
     const long bytes = 50000;
     MPI_Bcast_init(bufs[0], (int)bytes, MPI_BYTE, size - 1, MPI_COMM_WORLD, MPI_INFO_NULL,
                    &persistent);
-    ++made;
-    for (int start = 0; start < 100; ++start) {
+    for (int start = 0; start < 100; ++start, ++made) {
       fill(bufs[0], bytes, ++seed, size - 1);
       MPI_Start(&persistent);
       MPI_Wait(&persistent, MPI_STATUS_IGNORE);
