@@ -63,7 +63,7 @@ class Engine {
     std::lock_guard guard(lock_);
     auto& queue = queues_[plan.state];
     queue.push_back(task);
-    outstanding_.fetch_add(1, std::memory_order_release);
+    outstanding_tasks.fetch_add(1, std::memory_order_release);
     out = task;
     // The start posts the first messages and completes nothing: completing (in the
     // library's progress) and copying (shm) wait for a later step, so that the call itself
@@ -83,14 +83,14 @@ class Engine {
     progress_locked();
   }
 
-  bool outstanding() const { return outstanding_.load(std::memory_order_acquire) > 0; }
+  bool outstanding() const { return tasks_outstanding(); }
 
   // If `task` is the only broadcast outstanding in the process, runs it to its end the way
   // a blocking broadcast runs (MPI_Waitsome, no polling), and returns true: nothing else
   // needs progress meanwhile. Otherwise false.
   bool finish_alone(const Task* task) {
     std::lock_guard guard(lock_);
-    if (outstanding_.load(std::memory_order_acquire) != 1) return false;
+    if (outstanding_tasks.load(std::memory_order_acquire) != 1) return false;
     for (auto& [state, queue] : queues_) {
       if (queue.empty() || queue.front().get() != task) continue;
       const OwnCalls here;
@@ -125,7 +125,7 @@ class Engine {
     while (!queue.empty() && step(*queue.front(), spare_)) {
       MPI_Grequest_complete(queue.front()->grequest);
       queue.pop_front();
-      outstanding_.fetch_sub(1, std::memory_order_release);
+      outstanding_tasks.fetch_sub(1, std::memory_order_release);
     }
   }
 
@@ -241,7 +241,6 @@ class Engine {
   // again), dropped when it is freed.
   std::map<const PrivateComm*, std::deque<std::shared_ptr<Task>>> queues_;
   Spare spare_;
-  std::atomic<int> outstanding_{0};
   std::atomic<int> polling_{0};  // completion calls polling now (the thread idles meanwhile)
   std::atomic<int> blocked_{0};  // threads blocked in the library's collectives now
   bool thread_started_ = false;
@@ -310,8 +309,6 @@ int make_persistent(const BcastCall& call, const BroadcastPlan* plan, MPI_Reques
   remember_request(*request, std::move(record));
   return MPI_SUCCESS;
 }
-
-bool tasks_outstanding() { return engine().outstanding(); }
 
 BlockedInLibrary::BlockedInLibrary() { engine().blocking_begins(); }
 BlockedInLibrary::~BlockedInLibrary() { engine().blocking_ends(); }

@@ -28,6 +28,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 
@@ -53,8 +54,10 @@ int run_waited(const BroadcastPlan& plan, bool& fallback);
 int make_persistent(const BcastCall& call, const BroadcastPlan* plan, MPI_Request* request,
                     std::function<void()> count = {});
 
-// Whether any nonblocking broadcast is outstanding in this process (one atomic load).
-bool tasks_outstanding();
+// Nonblocking broadcasts outstanding in this process (tasks), read on every MPI call
+// leancast defines: a global, so that reading it costs one load and no function call.
+inline std::atomic<int> outstanding_tasks{0};
+inline bool tasks_outstanding() { return outstanding_tasks.load(std::memory_order_acquire) > 0; }
 
 // One step of every outstanding task, none of them waiting.
 void progress_tasks();

@@ -18,7 +18,6 @@ namespace {
 
 std::mutex registry_lock;
 std::map<MPI_Request, std::shared_ptr<RequestRecord>> registry;
-std::atomic<int> registered{0};
 
 // The record of `request`, if leancast answers for it; registry_lock held.
 std::shared_ptr<RequestRecord> find_locked(MPI_Request request) {
@@ -28,14 +27,14 @@ std::shared_ptr<RequestRecord> find_locked(MPI_Request request) {
 }
 
 std::shared_ptr<RequestRecord> find(MPI_Request request) {
-  if (registered.load(std::memory_order_acquire) == 0) return nullptr;
+  if (registered_requests.load(std::memory_order_acquire) == 0) return nullptr;
   std::lock_guard guard(registry_lock);
   return find_locked(request);
 }
 
 void forget(MPI_Request request) {
   std::lock_guard guard(registry_lock);
-  if (registry.erase(request) > 0) registered.fetch_sub(1, std::memory_order_release);
+  if (registry.erase(request) > 0) registered_requests.fetch_sub(1, std::memory_order_release);
 }
 
 // A leancast error found when a request completed.
@@ -52,7 +51,7 @@ class Requests {
   // Allocates only where leancast requests exist; the executors' own calls (OwnCalls) and
   // programs without leancast requests look nothing up.
   Requests(int count, MPI_Request* user) : user_(user) {
-    if (registered.load(std::memory_order_acquire) == 0 || OwnCalls::active()) return;
+    if (registered_requests.load(std::memory_order_acquire) == 0 || OwnCalls::active()) return;
     std::lock_guard guard(registry_lock);
     for (int i = 0; i < count; ++i) {
       auto record = find_locked(user[i]);
@@ -193,7 +192,7 @@ void remember_request(MPI_Request handle, RequestRecord record) {
   std::lock_guard guard(registry_lock);
   if (registry.insert_or_assign(handle, std::make_shared<RequestRecord>(std::move(record)))
           .second) {
-    registered.fetch_add(1, std::memory_order_release);
+    registered_requests.fetch_add(1, std::memory_order_release);
   }
 }
 
