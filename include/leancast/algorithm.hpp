@@ -39,17 +39,38 @@ struct LevelSpec {
   friend auto operator<=>(const LevelSpec&, const LevelSpec&) = default;
 };
 
+// How a broadcast's messages run (src/mpi/executor.hpp), written after '@': "dataflow" posts
+// every transfer whose bytes are there, within the receive and send windows
+// (LEANCAST_WINDOW, LEANCAST_SEND_WINDOW); "dataflow:L" only those of rounds at most L past
+// the rank's earliest unfinished round (0: the round's transfers, each completing on its
+// own); "rounds" posts a round and waits for all of it. docs/algorithms.md#executors says
+// what each costs where.
+struct ExecutorSpec {
+  enum class Kind { dataflow, rounds };
+  Kind kind = Kind::dataflow;
+  int lookahead = -1;  // dataflow: rounds past the earliest unfinished one; -1: no limit
+  friend auto operator<=>(const ExecutorSpec&, const ExecutorSpec&) = default;
+};
+
+// "dataflow", "dataflow:1", "rounds".
+std::string to_string(const ExecutorSpec& executor);
+// Parses what to_string writes; on failure nullopt and, if `error` is given, why.
+std::optional<ExecutorSpec> parse_executor_spec(std::string_view text, std::string* error = nullptr);
+
 // An algorithm with its parameter, written "name:VALUE" ("pipeline-chain:64K", "knomial:8",
 // "circulant:32"): the segment size in bytes of the pipelines (K, M, G base 2), the radix
 // of knomial, the block count of circulant (0, its default: one block per 64 KiB). A
 // node-aware broadcast names its two levels instead, "node-aware:BETWEEN/WITHIN"
 // ("node-aware:pipeline-chain:256K/binomial"; default auto/auto). An Algorithm converts
-// to its spec with the default parameter; algorithms without a parameter have 0.
+// to its spec with the default parameter; algorithms without a parameter have 0. Any but
+// mpi may end in "@EXECUTOR" ("pipeline-chain:64K@dataflow:0"): that executor runs it
+// instead of the process's (LEANCAST_EXECUTOR).
 struct AlgorithmSpec {
   Algorithm algorithm = Algorithm::automatic;
   std::uint64_t parameter = 0;
   LevelSpec between_nodes;  // node_aware only: among node leaders
   LevelSpec within_nodes;   // node_aware only: from each leader to its node
+  std::optional<ExecutorSpec> executor;  // empty: the process's
 
   AlgorithmSpec() = default;
   AlgorithmSpec(Algorithm a);  // NOLINT: implicit, so every Algorithm is a spec
@@ -64,7 +85,8 @@ struct AlgorithmSpec {
 // The parameter an algorithm takes when none is written (0: it takes none).
 std::uint64_t default_parameter(Algorithm algorithm);
 
-// "knomial:4", "pipeline-chain:64K"; just the name for algorithms without a parameter.
+// "knomial:4", "pipeline-chain:64K"; just the name for algorithms without a parameter; the
+// executor after '@' where the spec names one.
 std::string to_string(const AlgorithmSpec& spec);
 
 // Parses "name" or "name:VALUE" (names as parse_algorithm), and

@@ -44,10 +44,14 @@ int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
 // private communicator of the first broadcast). Returns an MPI error code.
 int node_map(MPI_Comm comm, std::shared_ptr<const NodeMap>& nodes);
 
-// Overrides LEANCAST_EXECUTOR for the broadcasts this process starts from now on:
-// "dataflow", "rounds", or "" (the setting again). False for another name. Meant for
-// side-by-side measurements (leancast-bench's NAME@rounds); thread-safe.
+// Overrides LEANCAST_EXECUTOR for the broadcasts this process starts from now on (those
+// whose algorithm names no executor): "dataflow", "dataflow:L", "rounds", or "" (the
+// setting again). False for another name. Thread-safe.
 bool set_executor(std::string_view name);
+
+// The executor that runs broadcasts whose algorithm names none, with its windows, as a
+// record of a measurement shows it: "dataflow:1, receive window 4, send window 4".
+std::string executor_description();
 
 // Overrides LEANCAST_TUNE for the broadcasts this process starts from now on: "online",
 // "off", or "" (the setting again). False for another name. Thread-safe; meant for

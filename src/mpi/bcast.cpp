@@ -120,12 +120,18 @@ Decision decide_now(MPI_Comm comm, const std::optional<AlgorithmSpec>& requested
   return decision;
 }
 
-// set_executor's override: -1 none, else an Executor.
-std::atomic<int> executor_override{-1};
+// set_executor's override, one word (read on every broadcast): kNoOverride, kRounds, or a
+// dataflow's lookahead (-1: none).
+constexpr int kNoOverride = INT_MIN, kRounds = -2;
+std::atomic<int> executor_override{kNoOverride};
 
-Executor executor_in_use() {
+// The executor that runs `spec`: its own, else the override, else LEANCAST_EXECUTOR's.
+ExecutorSpec executor_for(const AlgorithmSpec& spec) {
+  if (spec.executor) return *spec.executor;
   const int chosen = executor_override.load(std::memory_order_relaxed);
-  return chosen < 0 ? process_settings().executor : static_cast<Executor>(chosen);
+  if (chosen == kNoOverride) return process_settings().executor;
+  if (chosen == kRounds) return {ExecutorSpec::Kind::rounds, -1};
+  return {ExecutorSpec::Kind::dataflow, chosen};
 }
 
 // Below this size a nonblocking broadcast that auto gave to leancast is the library's
@@ -160,7 +166,7 @@ int run_schedule(const BcastCall& call, const Decision& decision, PrivateComm& s
                            .info = info,
                            .decision = decision,
                            .program = state.program(decision.algorithm, call.root, info.bytes),
-                           .executor = executor_in_use(),
+                           .executor = executor_for(decision.algorithm),
                            .blocking = nonblocking == nullptr};
   if (nonblocking != nullptr) {
     const int rc = nonblocking->persistent ? make_persistent(call, &plan, nonblocking->request)
@@ -358,17 +364,23 @@ int node_map(MPI_Comm comm, std::shared_ptr<const NodeMap>& nodes) {
 }
 
 bool set_executor(std::string_view name) {
-  using detail::Executor;
-  int chosen = -1;
-  if (name == "dataflow") {
-    chosen = static_cast<int>(Executor::dataflow);
-  } else if (name == "rounds") {
-    chosen = static_cast<int>(Executor::rounds);
-  } else if (!name.empty()) {
-    return false;
-  }
-  detail::executor_override.store(chosen, std::memory_order_relaxed);
+  std::optional<ExecutorSpec> chosen;
+  if (!name.empty() && !(chosen = parse_executor_spec(name))) return false;
+  const int word = !chosen ? detail::kNoOverride
+                   : chosen->kind == ExecutorSpec::Kind::rounds ? detail::kRounds
+                                                                : chosen->lookahead;
+  detail::executor_override.store(word, std::memory_order_relaxed);
   return true;
+}
+
+std::string executor_description() {
+  const detail::Settings& settings = detail::process_settings();
+  const ExecutorSpec executor = detail::executor_for(Algorithm::automatic);
+  if (executor.kind == ExecutorSpec::Kind::rounds) return to_string(executor);
+  return to_string(executor) + ", receive window " +
+         std::to_string(settings.window > 0 ? settings.window : detail::kDefaultWindow) +
+         ", send window " +
+         std::to_string(settings.send_window > 0 ? settings.send_window : detail::kDefaultSendWindow);
 }
 
 bool set_tuning(std::string_view mode) { return detail::override_tuning(mode); }

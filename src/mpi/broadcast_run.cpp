@@ -184,8 +184,10 @@ void BroadcastRun::open() {
                             .sequence_mask = state.sequence_mask(),
                             .window = settings.window,
                             .send_window = settings.send_window,
+                            .lookahead = plan_.executor.lookahead,
                             .scratch = &scratch_};
-  messages_ = plan_.executor == Executor::rounds ? rounds_run(execution) : dataflow_run(execution);
+  messages_ = plan_.executor.kind == ExecutorSpec::Kind::rounds ? rounds_run(execution)
+                                                                : dataflow_run(execution);
 }
 
 void BroadcastRun::finish() {

@@ -39,7 +39,7 @@ struct BroadcastPlan {
   TypeInfo info;
   Decision decision;
   std::shared_ptr<const Program> program;
-  Executor executor = Executor::dataflow;
+  ExecutorSpec executor;  // the algorithm's own, else the process's
   bool blocking = false;  // a blocking call: a fallback is the caller's MPI_Bcast
 };
 

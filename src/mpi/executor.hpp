@@ -3,11 +3,14 @@
 // Two executors for messages, chosen by LEANCAST_EXECUTOR (or leancast::set_executor) for
 // every broadcast, blocking or not (and executor_shared.cpp for the operations of
 // shared-memory phases, which run after them):
-//  - dataflow (the default, executor_dataflow.cpp): a send starts as soon as the bytes it
-//    carries are held, receives are posted ahead in schedule order, a bounded number at a
-//    time (LEANCAST_WINDOW), sends beyond those of the earliest unfinished round are
-//    limited too (LEANCAST_SEND_WINDOW), and progress is MPI_Waitsome: no round waits for
-//    another.
+//  - dataflow (executor_dataflow.cpp): a send starts as soon as the bytes it carries are
+//    held, receives are posted ahead in schedule order, a bounded number at a time
+//    (LEANCAST_WINDOW), sends beyond those of the earliest unfinished round are limited too
+//    (LEANCAST_SEND_WINDOW), and progress is MPI_Waitsome: no round waits for another. With
+//    a lookahead L ("dataflow:L"), only transfers of rounds at most L past the rank's
+//    earliest unfinished one are posted; the default is dataflow:1 (docs/algorithms.md
+//    #executors: unlimited run-ahead made rings and chains up to 2.2x slower at P = 64 in
+//    the model, one round of it kept most of its gain on the real node).
 //  - rounds (executor_rounds.cpp): round by round, each round's receives and sends posted
 //    together and waited for together, as leancast ran before; kept for comparison.
 // Both run a step at a time (MessageRun::advance(false), for nonblocking broadcasts) or to
@@ -63,6 +66,11 @@ struct ExecutorScratch {
   HeldBytes promised;
 };
 
+// The dataflow executor's windows where LEANCAST_WINDOW / LEANCAST_SEND_WINDOW set none
+// (chosen by measurement: docs/benchmarks.md, "Dataflow executor").
+inline constexpr int kDefaultWindow = 4;
+inline constexpr int kDefaultSendWindow = 4;
+
 struct Execution {
   const Program* program = nullptr;
   ByteBuffer* buffer = nullptr;  // the bytes: data(), prepare() before sends, received()
@@ -75,6 +83,7 @@ struct Execution {
   std::uint32_t sequence_mask = 0;  // the bits of it the tags carry (0: none)
   int window = 0;          // receives in flight; 0: the default
   int send_window = 0;     // sends beyond the earliest round's in flight; 0: the default
+  int lookahead = -1;      // dataflow: rounds past the earliest unfinished one; -1: no limit
   ExecutorScratch* scratch = nullptr;
 };
 

@@ -47,9 +47,6 @@ namespace leancast::detail {
 
 namespace {
 
-// Chosen by measurement (docs/benchmarks.md, "Dataflow executor").
-constexpr int kDefaultWindow = 4;
-constexpr int kDefaultSendWindow = 4;
 
 
 int class_of(int code) {
@@ -196,9 +193,18 @@ class DataflowRun {
     return behind <= run_.sequence_mask / 2 ? Sequence::earlier : Sequence::later;
   }
 
+  // The last round whose transfers may be posted now (the executor's lookahead).
+  std::uint32_t last_round() {
+    if (run_.lookahead < 0) return UINT32_MAX;
+    const std::uint32_t round = current_round();
+    return round == UINT32_MAX ? round : round + static_cast<std::uint32_t>(run_.lookahead);
+  }
+
   void post_receives() {
+    const std::uint32_t last = last_round();
     while (!aborted_ && receives_in_flight_ < window_ &&
-           next_receive_ < program_.receives.size()) {
+           next_receive_ < program_.receives.size() &&
+           ops_[program_.receives[next_receive_]].round <= last) {
       post(program_.receives[next_receive_++]);
       ++receives_in_flight_;
     }
@@ -239,12 +245,13 @@ class DataflowRun {
       }
     }
     // Then later ones while the send window has room, earliest in schedule order first.
+    const std::uint32_t last = last_round();
     while (!aborted_ && sends_in_flight_ < send_window_) {
       std::size_t best_group = SIZE_MAX, best = SIZE_MAX;
       for (std::size_t g = 0; g < next_send_.size(); ++g) {
         if (const std::size_t index = ready_send(g); index < best) best = index, best_group = g;
       }
-      if (best == SIZE_MAX) break;
+      if (best == SIZE_MAX || ops_[best].round > last) break;
       post_send(best_group, best);
     }
   }

@@ -309,6 +309,11 @@ bool uses_shared_memory(const AlgorithmSpec& spec) {
 }
 
 std::string to_string(const AlgorithmSpec& spec) {
+  if (spec.executor) {
+    AlgorithmSpec plain = spec;
+    plain.executor.reset();
+    return to_string(plain) + "@" + to_string(*spec.executor);
+  }
   const AlgorithmInfo& a = row(spec.algorithm).info;
   if (a.parameter == ParameterKind::levels) {
     return std::string(a.name) + ":" + to_string(AlgorithmSpec(spec.between_nodes)) + "/" +
@@ -343,6 +348,18 @@ std::optional<Algorithm> parse_algorithm(std::string_view name) {
 std::optional<AlgorithmSpec> parse_algorithm_spec(std::string_view text, std::string* error) {
   std::string ignored;
   std::string& why = error != nullptr ? *error : ignored;
+  if (const auto at = text.rfind('@'); at != std::string_view::npos) {
+    auto spec = parse_algorithm_spec(text.substr(0, at), &why);
+    if (!spec) return std::nullopt;
+    const auto executor = parse_executor_spec(text.substr(at + 1), &why);
+    if (!executor) return std::nullopt;
+    if (spec->algorithm == Algorithm::mpi) {
+      why = "mpi is the library's broadcast: it takes no executor (got '" + std::string(text) + "')";
+      return std::nullopt;
+    }
+    spec->executor = executor;
+    return spec;
+  }
   const auto colon = text.find(':');
   const std::string_view name = text.substr(0, colon);
   const auto algorithm = parse_algorithm(name);

@@ -143,12 +143,12 @@ void read_tune_path(const Lookup& lookup, Settings& settings) {
 void read_executor(const Lookup& lookup, Settings& settings) {
   const char* value = value_of(lookup, "LEANCAST_EXECUTOR");
   if (value == nullptr) return;
-  const std::string_view v(value);
-  if (v == "rounds") {
-    settings.executor = Executor::rounds;
-  } else if (v != "dataflow") {
-    settings.warnings.push_back(std::string("LEANCAST_EXECUTOR=") + value +
-                                " is not dataflow or rounds" + ignored("LEANCAST_EXECUTOR"));
+  std::string why;
+  if (const auto executor = parse_executor_spec(value, &why)) {
+    settings.executor = *executor;
+  } else {
+    settings.warnings.push_back(std::string("LEANCAST_EXECUTOR=") + value + ": " + why +
+                                ignored("LEANCAST_EXECUTOR"));
   }
 }
 

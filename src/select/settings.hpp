@@ -7,7 +7,7 @@
 //                                     algorithm (src/mpi/call_check.hpp)
 //   LEANCAST_RANKS_PER_NODE=N         ranks r and s share a node when r / N == s / N,
 //                                     instead of asking MPI (MPI_Comm_split_type)
-//   LEANCAST_EXECUTOR=dataflow|rounds how schedules run (src/mpi/executor.hpp)
+//   LEANCAST_EXECUTOR=dataflow[:L]|rounds how schedules run (src/mpi/executor.hpp)
 //   LEANCAST_WINDOW=N                 receives the dataflow executor keeps posted ahead
 //   LEANCAST_SEND_WINDOW=N            sends it starts ahead of the earliest round's
 //   LEANCAST_TUNE=online|off          online tuning of auto (online_tuner.hpp)
@@ -31,7 +31,6 @@
 
 namespace leancast::detail {
 
-enum class Executor { dataflow, rounds };
 
 struct Settings {
   std::optional<AlgorithmSpec> algorithm;  // LEANCAST_BCAST_ALGORITHM
@@ -40,7 +39,8 @@ struct Settings {
   bool verbose = false;                // LEANCAST_VERBOSE
   bool check = false;                  // LEANCAST_CHECK
   int ranks_per_node = 0;              // LEANCAST_RANKS_PER_NODE; 0: ask MPI
-  Executor executor = Executor::dataflow;  // LEANCAST_EXECUTOR
+  // LEANCAST_EXECUTOR; by default dataflow with one round of lookahead (docs/algorithms.md#executors)
+  ExecutorSpec executor{ExecutorSpec::Kind::dataflow, 1};
   int window = 0;                      // LEANCAST_WINDOW; 0: the executor's default
   int send_window = 0;                 // LEANCAST_SEND_WINDOW; 0: the executor's default
   bool progress_thread = false;        // LEANCAST_PROGRESS_THREAD (nonblocking broadcasts)

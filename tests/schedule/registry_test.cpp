@@ -120,5 +120,33 @@ TEST(Registry, IssueCasesAreRefusedAlike) {
   EXPECT_FALSE(parse_algorithm_spec("circulant:0"));
 }
 
+// The executor after '@': parsed with the name, written back the same, refused for mpi and
+// for unknown executors or lookaheads.
+TEST(Registry, ExecutorAfterTheName) {
+  const auto chain = parse_algorithm_spec("pipeline-chain:16K@dataflow:0");
+  ASSERT_TRUE(chain);
+  EXPECT_EQ(chain->algorithm, Algorithm::pipeline_chain);
+  EXPECT_EQ(chain->parameter, 16u * 1024);
+  ASSERT_TRUE(chain->executor);
+  EXPECT_EQ(*chain->executor, (ExecutorSpec{ExecutorSpec::Kind::dataflow, 0}));
+  EXPECT_EQ(to_string(*chain), "pipeline-chain:16K@dataflow:0");
+  for (const char* text : {"binomial@rounds", "two-tree:64K@dataflow", "auto@dataflow:3",
+                           "node-aware:binomial/pipeline-chain:8K@rounds"}) {
+    const auto spec = parse_algorithm_spec(text);
+    ASSERT_TRUE(spec) << text;
+    EXPECT_EQ(to_string(*spec), text);
+  }
+  EXPECT_FALSE(parse_algorithm_spec("binomial")->executor);
+  EXPECT_NE(*parse_algorithm_spec("binomial@rounds"), *parse_algorithm_spec("binomial"));
+  std::string error;
+  EXPECT_FALSE(parse_algorithm_spec("mpi@rounds", &error));
+  EXPECT_EQ(error, "mpi is the library's broadcast: it takes no executor (got 'mpi@rounds')");
+  for (const char* text : {"binomial@fast", "binomial@dataflow:-1", "binomial@dataflow:x",
+                           "binomial@dataflow:", "binomial@"}) {
+    EXPECT_FALSE(parse_algorithm_spec(text, &error)) << text;
+    EXPECT_NE(error.find("rounds, dataflow, or dataflow:L"), std::string::npos) << error;
+  }
+}
+
 }  // namespace
 }  // namespace leancast

@@ -137,12 +137,14 @@ TEST(Settings, CheckSpellings) {
 
 TEST(Settings, ExecutorAndWindow) {
   const Settings none = read({});
-  EXPECT_EQ(none.executor, Executor::dataflow);
+  EXPECT_EQ(none.executor, (ExecutorSpec{ExecutorSpec::Kind::dataflow, 1}));
   EXPECT_EQ(none.window, 0);
+  EXPECT_EQ(read({{"LEANCAST_EXECUTOR", "dataflow:1"}}).executor,
+            (ExecutorSpec{ExecutorSpec::Kind::dataflow, 1}));
   const Settings set = read(
       {{"LEANCAST_EXECUTOR", "rounds"}, {"LEANCAST_WINDOW", "3"}, {"LEANCAST_SEND_WINDOW", "2"}});
   EXPECT_TRUE(set.warnings.empty());
-  EXPECT_EQ(set.executor, Executor::rounds);
+  EXPECT_EQ(set.executor.kind, ExecutorSpec::Kind::rounds);
   EXPECT_EQ(set.window, 3);
   EXPECT_EQ(set.send_window, 2);
   EXPECT_FALSE(none.progress_thread);
@@ -151,9 +153,10 @@ TEST(Settings, ExecutorAndWindow) {
   const Settings bad = read({{"LEANCAST_EXECUTOR", "fast"}, {"LEANCAST_WINDOW", "0"}});
   ASSERT_EQ(bad.warnings.size(), 2u);
   EXPECT_EQ(bad.warnings[0],
-            "LEANCAST_EXECUTOR=fast is not dataflow or rounds; LEANCAST_EXECUTOR is ignored");
+            "LEANCAST_EXECUTOR=fast: executor 'fast': unknown executor (rounds, dataflow, or "
+            "dataflow:L with L rounds of lookahead, 0..1048576); LEANCAST_EXECUTOR is ignored");
   EXPECT_EQ(bad.warnings[1], "LEANCAST_WINDOW=0 is not a positive integer; LEANCAST_WINDOW is ignored");
-  EXPECT_EQ(bad.executor, Executor::dataflow);
+  EXPECT_EQ(bad.executor, none.executor);
   EXPECT_EQ(bad.window, 0);
 }
 

@@ -8,11 +8,31 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
 
 namespace leancast::bench {
+
+// How a record shows an argument or a setting: paths inside the current directory (the
+// repository's root, where the scripts run) relative to it, so that a record means the same
+// on every machine.
+inline std::string shown(std::string text) {
+  std::error_code ignored;
+  const std::string here = std::filesystem::current_path(ignored).string() + "/";
+  if (here.size() > 1) {
+    for (std::size_t at; (at = text.find(here)) != std::string::npos;) text.erase(at, here.size());
+  }
+  return text;
+}
+
+// The command line as a record shows it.
+inline std::vector<std::string> shown_command(int argc, char** argv) {
+  std::vector<std::string> command;
+  for (int i = 0; i < argc; ++i) command.push_back(shown(argv[i]));
+  return command;
+}
 
 inline unsigned char pattern(std::uint64_t i, int salt) {
   return static_cast<unsigned char>(i * 7 + (i >> 13) + salt * 29 + 1);

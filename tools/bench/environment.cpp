@@ -11,6 +11,10 @@
 
 #include <unistd.h>
 
+#include <leancast/leancast.hpp>
+
+#include "bench_support.hpp"
+
 extern char** environ;
 
 namespace leancast::bench {
@@ -41,7 +45,7 @@ nlohmann::ordered_json relevant_settings() {
     for (const char* prefix : {"MPIR_CVAR_", "OMPI_MCA_coll", "LEANCAST_", "SMPI_", "LD_PRELOAD="}) {
       if (pair.rfind(prefix, 0) == 0) {
         const auto equals = pair.find('=');
-        settings[pair.substr(0, equals)] = pair.substr(equals + 1);
+        settings[pair.substr(0, equals)] = shown(pair.substr(equals + 1));
       }
     }
   }
@@ -103,6 +107,7 @@ nlohmann::ordered_json describe_environment(MPI_Comm comm) {
       {"settings", relevant_settings()},
       {"leancast_version", LEANCAST_VERSION},
       {"git_revision", LEANCAST_GIT_REVISION},
+      {"executor", leancast::executor_description()},
       {"date", utc_now()},
   };
 #ifndef LEANCAST_SMPI

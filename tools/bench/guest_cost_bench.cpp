@@ -120,7 +120,9 @@ int main(int argc, char** argv) {
     int length = 0;
     MPI_Get_library_version(library_version, &length);
     std::string command;
-    for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+    for (const std::string& part : leancast::bench::shown_command(argc, argv)) {
+      command += (command.empty() ? "" : " ") + part;
+    }
     const char* preload = std::getenv("LD_PRELOAD");
     const nlohmann::json report{{"tool", "leancast-guest-bench"},
                                 {"command", command},
@@ -128,7 +130,7 @@ int main(int argc, char** argv) {
                                 {"iterations", iterations},
                                 {"reps", reps},
                                 {"mpi_library", std::string(library_version, length)},
-                                {"ld_preload", preload != nullptr ? preload : ""},
+                                {"ld_preload", leancast::bench::shown(preload != nullptr ? preload : "")},
                                 {"results", results}};
     std::ofstream(json_path) << report.dump(1) << "\n";
   }

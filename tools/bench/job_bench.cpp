@@ -334,7 +334,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &procs);
   Options o;
-  o.command_line.assign(argv, argv + argc);
+  o.command_line = leancast::bench::shown_command(argc, argv);
   std::string sizes = "1K,4K,16K,64K,256K,1M,4M,16M";
   std::string fixed = "binomial,scatter-ring-tuned,pipeline-chain,two-tree";
   CLI::App app{"leancast-job-bench: a job of many broadcasts with MPI_Bcast, auto and online "

@@ -28,21 +28,11 @@ void CellRunner::Release::operator()(unsigned char* buffer) const {
   delete[] buffer;
 }
 
-std::pair<std::string, std::string> split_executor(const std::string& name) {
-  const std::size_t at = name.find('@');
-  if (at == std::string::npos) return {name, ""};
-  return {name.substr(0, at), name.substr(at + 1)};
-}
-
 Broadcaster::Broadcaster(const std::string& name)
-    : mpi_(name == "mpi"),
-      algorithm_(mpi_ ? Algorithm::automatic
-                      : *parse_algorithm_spec(split_executor(name).first)),
-      executor_(split_executor(name).second) {}
+    : mpi_(name == "mpi"), algorithm_(mpi_ ? Algorithm::automatic : *parse_algorithm_spec(name)) {}
 
 int Broadcaster::operator()(void* buf, int bytes, int root, MPI_Comm comm) const {
   if (mpi_) return MPI_Bcast(buf, bytes, MPI_BYTE, root, comm);
-  leancast::set_executor(executor_);
   return leancast::bcast(buf, bytes, MPI_BYTE, root, comm, algorithm_);
 }
 

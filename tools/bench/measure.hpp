@@ -15,8 +15,8 @@
 namespace leancast::bench {
 
 // Broadcasts with a leancast algorithm or, for "mpi", with the MPI library's MPI_Bcast.
-// "NAME@rounds" / "NAME@dataflow" run the algorithm with that executor (set_executor), so
-// that both executors are timed side by side in one run.
+// "NAME@EXECUTOR" (rounds, dataflow, dataflow:L) runs the algorithm with that executor, so
+// that executors are timed side by side in one run.
 class Broadcaster {
  public:
   explicit Broadcaster(const std::string& name);
@@ -25,11 +25,7 @@ class Broadcaster {
  private:
   bool mpi_;
   AlgorithmSpec algorithm_;  // unused for "mpi"
-  std::string executor_;     // "" (the setting), "rounds" or "dataflow"
 };
-
-// Splits "NAME@EXECUTOR" into the algorithm and the executor ("" without "@").
-std::pair<std::string, std::string> split_executor(const std::string& name);
 
 struct CellTiming {
   double seconds_per_bcast = 0;  // paper: total / iterations; osu: mean of per-iteration max

@@ -11,6 +11,7 @@
 
 #include <leancast/algorithm.hpp>
 
+#include "bench_support.hpp"
 #include "schedule/byte_size.hpp"
 
 namespace leancast::bench {
@@ -73,7 +74,7 @@ ParsedOptions failure(std::string message) {
 
 ParsedOptions parse_options(int argc, char** argv, int procs) {
   Options o;
-  o.command_line.assign(argv, argv + argc);
+  o.command_line = shown_command(argc, argv);
   std::string algorithms = "scatter-ring,scatter-ring-tuned,mpi";
   std::string sizes_text = "1M";
   std::string method = "paper";
@@ -83,7 +84,7 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   app.footer("Algorithms (NAME[:PARAMETER]):\n" + algorithm_help());
   app.add_option("--algorithms", algorithms,
                  "comma-separated: mpi (MPI_Bcast) and " + algorithm_names() +
-                     "; NAME@rounds or NAME@dataflow picks the executor")
+                     "; NAME@rounds, NAME@dataflow or NAME@dataflow:L picks the executor")
       ->capture_default_str();
   app.add_option("--sizes", sizes_text, "bytes: list 1K,1M or range 1K:1M (x2) or 1K:1M:4")
       ->capture_default_str();
@@ -130,11 +131,7 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   if (o.shared_buffer && o.check) return failure("--check cannot check a shared buffer");
   for (const std::string& name : split(algorithms, ',')) {
     std::string error;
-    const auto [algorithm, executor] = split_executor(name);
-    if (name != "mpi" && !parse_algorithm_spec(algorithm, &error)) return failure(error);
-    if (!executor.empty() && executor != "rounds" && executor != "dataflow") {
-      return failure(fmt::format("{}: the executor after @ is rounds or dataflow", name));
-    }
+    if (name != "mpi" && !parse_algorithm_spec(name, &error)) return failure(error);
     if (std::find(o.algorithms.begin(), o.algorithms.end(), name) == o.algorithms.end()) {
       o.algorithms.push_back(name);
     }
