@@ -42,8 +42,11 @@ class OverlapBench(unittest.TestCase):
             self.assertLessEqual(r["overlap_percent"], 100)
             self.assertGreater(r["blocking_us"], 0)
             self.assertGreater(r["ibcast_us"], 0)
+            # What the bench writes, never how fast anything ran.
             for rep in r["repetitions"]:
-                self.assertGreaterEqual(rep["total_us"], 0.5 * rep["compute_us"])
+                self.assertEqual(set(rep) >= {"blocking_us", "ibcast_us", "total_us", "compute_us",
+                                              "overlap_percent"}, True, rep)
+                self.assertGreater(rep["compute_us"], 0)
 
     def test_bad_options_fail_without_hanging(self):
         for args, message in ((["--algorithms", "ring"], "unknown"),

@@ -105,6 +105,21 @@ TEST(BcastCheck, Count) {
   }
 }
 
+// Ranks that disagree on several things get the class of the first the message names (the
+// root before the count before the algorithm), and the message names every disagreement.
+TEST(BcastCheck, SeveralDisagreementsGiveTheFirstOnesClass) {
+  MPI_Comm comm = fresh();
+  std::vector<int> data(600, 7);
+  const int root = odd_one() ? 1 : 0;
+  const int count = odd_one() ? 500 : 250;
+  const AlgorithmSpec spec = *parse_algorithm_spec(odd_one() ? "binomial" : "pipeline-chain:256");
+  const Result r = run([&] { return bcast(data.data(), count, MPI_INT, root, comm, spec); });
+  expect_error(r, MPI_ERR_ROOT,
+               {the_odd_one() + " root 1", the_odd_one() + " 2000 bytes", "the algorithm"});
+  still_works(comm, 9);
+  MPI_Comm_free(&comm);
+}
+
 TEST(BcastCheck, Algorithm) {
   MPI_Comm comm = fresh();
   std::vector<char> data(3000, 'y');

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include <leancast/leancast.h>
@@ -21,6 +22,7 @@ extern "C" {
 void lc_fault_shim_reset(void);
 int lc_fault_shim_injected(void);
 long lc_fault_shim_live_requests(void);
+long lc_fault_shim_sends_at_once(void);
 }
 
 namespace leancast::test {
@@ -136,6 +138,87 @@ TEST(BcastFaults, TheFailingRankReturnsTheErrorAndNothingHangs) {
   };
   std::uint64_t seed = 0;
   for (const Fault& fault : faults) run_fault(fault, seed += 10);
+}
+
+// The dataflow executor posts every send of the rank's earliest unfinished round at once,
+// however many (the send window limits only sends beyond it): a linear root's P - 1 sends,
+// all of round 0, are posted before its first wait. (Only visible above the send window of
+// 4: the test runs at P = 6.)
+TEST(BcastFaults, EverySendOfTheCurrentRoundIsPostedAtOnce) {
+  const int procs = world_size();
+  if (procs < 6) GTEST_SKIP() << "needs more sends in a round than the send window (4)";
+  for (const char* algorithm : {"linear", "linear@dataflow", "linear@dataflow:0"}) {
+    lc_fault_shim_reset();
+    EXPECT_EQ(broadcast(MPI_COMM_WORLD, algorithm, kBytes, 7, algorithm), MPI_SUCCESS);
+    if (world_rank() == 0) EXPECT_EQ(lc_fault_shim_sends_at_once(), procs - 1) << algorithm;
+  }
+}
+
+// A node leader whose receive failed (node-aware:binomial/shm, nodes of 2 ranks set by the
+// test's LEANCAST_RANKS_PER_NODE=2) flags what it writes into its node's window, so the
+// node's other rank returns an error too instead of success with data it cannot trust.
+TEST(SharedMemoryFaults, ALeadersErrorReachesItsNode) {
+  const char* per_node = std::getenv("LEANCAST_RANKS_PER_NODE");
+  if (world_size() < 4 || per_node == nullptr || std::string(per_node) != "2") {
+    GTEST_SKIP() << "needs two nodes of two ranks (LEANCAST_RANKS_PER_NODE=2, P >= 4)";
+  }
+  const int rank = world_rank();
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  const char* algorithm = "node-aware:binomial/shm";
+  EXPECT_EQ(broadcast(comm, algorithm, kBytes, 30, "before"), MPI_SUCCESS);
+  setenv("LEANCAST_TEST_FAIL", "MPI_Irecv:1", 1);  // once: retried, the data still arrives
+  setenv("LEANCAST_TEST_FAIL_RANK", "2", 1);       // the second node's leader
+  lc_fault_shim_reset();
+  const int rc = broadcast(comm, algorithm, kBytes, 31, "leader failed");
+  unsetenv("LEANCAST_TEST_FAIL");
+  unsetenv("LEANCAST_TEST_FAIL_RANK");
+  lc_fault_shim_reset();
+  if (rank == 2 || rank == 3) {
+    EXPECT_EQ(error_class(rc), MPI_ERR_OTHER) << "rank " << rank << " (the failed leader's node)";
+  } else {
+    EXPECT_EQ(rc, MPI_SUCCESS) << "rank " << rank;
+  }
+  EXPECT_EQ(broadcast(comm, algorithm, kBytes + 3, 32, "after"), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Comm_free(&comm), MPI_SUCCESS);
+}
+
+// A rank that may not map the shared memory (shm_open fails there) makes shm fail on every
+// rank of the communicator, with the cause, and for good on that communicator; nothing
+// hangs and the communicator carries other broadcasts. Where auto chose shm, every rank
+// runs the library's broadcast instead.
+TEST(SharedMemoryFaults, ARankThatCannotMapItFailsShmOnEveryRank) {
+  const int procs = world_size(), rank = world_rank();
+  if (procs < 2) GTEST_SKIP() << "one rank shares nothing";
+  for (const int failing : {0, procs - 1}) {  // the group's first rank makes it, the last maps it
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    setenv("LEANCAST_TEST_FAIL", "shm_open:1:100", 1);
+    setenv("LEANCAST_TEST_FAIL_RANK", std::to_string(failing).c_str(), 1);
+    lc_fault_shim_reset();
+    const int rc = broadcast(comm, "shm", kBytes, 20 + failing, "shm");
+    const int again = broadcast(comm, "shm:4K", 3 * kBytes, 21 + failing, "shm again");
+    // auto's choice where it runs shm, if it does at some size here.
+    std::optional<int> fell_back;
+    for (int bytes = 1024; bytes <= (1 << 24) && !fell_back; bytes *= 4) {
+      const auto choice = chosen_algorithm(comm, bytes);
+      if (choice && uses_shared_memory(*choice)) {
+        fell_back = broadcast(comm, "auto", bytes, 22 + failing, "auto (shm)");
+      }
+    }
+    const int injected = lc_fault_shim_injected();
+    unsetenv("LEANCAST_TEST_FAIL");
+    unsetenv("LEANCAST_TEST_FAIL_RANK");
+    lc_fault_shim_reset();
+    if (rank == failing) EXPECT_GT(injected, 0) << "shm_open did not fail";
+    EXPECT_EQ(error_class(rc), MPI_ERR_UNSUPPORTED_OPERATION) << "rank " << rank << ", failing " << failing;
+    EXPECT_EQ(error_class(again), MPI_ERR_UNSUPPORTED_OPERATION) << "rank " << rank;
+    if (fell_back) EXPECT_EQ(*fell_back, MPI_SUCCESS) << "auto falls back on rank " << rank;
+    EXPECT_EQ(broadcast(comm, "binomial", kBytes, 23, "binomial after"), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Comm_free(&comm), MPI_SUCCESS);
+  }
 }
 
 }  // namespace

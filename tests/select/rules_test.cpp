@@ -44,6 +44,22 @@ TEST(Rules, ProcessCountsSuffixesStarsAndSingleValues) {
   EXPECT_EQ(chosen(rules, 9, (1 << 20) + 1), Algorithm::automatic);
 }
 
+// A range whose ends are equal holds that one value (procs=4-4 is procs=4), and an
+// executor after '@' goes with the algorithm.
+TEST(Rules, RangesOfOneValueAndExecutors) {
+  const RuleSet rules =
+      parsed("procs=4-4 ppn=2-2 1K-1K:binomial@rounds; procs=4-4 *:two-tree:16K@dataflow:0");
+  AlgorithmSpec rounds(Algorithm::binomial);
+  rounds.executor = ExecutorSpec{ExecutorSpec::Kind::rounds, -1};
+  EXPECT_EQ(chosen(rules, 4, 1024, 2), rounds);
+  AlgorithmSpec paced(Algorithm::two_tree, 16 * 1024);
+  paced.executor = ExecutorSpec{ExecutorSpec::Kind::dataflow, 0};
+  EXPECT_EQ(chosen(rules, 4, 1025, 2), paced);
+  EXPECT_EQ(chosen(rules, 4, 1024, 3), paced);
+  EXPECT_EQ(chosen(rules, 5, 1024, 2), Algorithm::mpi);  // no rule
+  EXPECT_EQ(chosen(rules, 3, 1024, 2), Algorithm::mpi);
+}
+
 TEST(Rules, RanksPerNodeNarrowRules) {
   const RuleSet rules = parsed("ppn=1 *:pipeline-chain, ppn=2-8 procs=16- 1M-:node-aware:binomial/linear, *:binomial");
   EXPECT_TRUE(rules.uses_ppn());

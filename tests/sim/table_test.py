@@ -1,0 +1,131 @@
+#!/usr/bin/python3
+"""auto's table still wins where it was simulated (issue 26): SMPI is deterministic, so a
+sample of the table's decisions is replayed on the current code. At each sampled point
+(P = 8 and 16 on one node, P = 48 and 64 on hornet with 24 ranks per node; three sizes
+each) leancast-sim runs auto beside the library's broadcasts (mpi, SMPI's default; its
+copies of Open MPI's and MPICH's selections, smpi:ompi and smpi:mpich) and beside the
+leancast candidates the table's rule names there (its algorithm and, from the rule's
+evidence at that size, the runner-up). The test fails where auto is slower than mpi, or
+slower than any other of them by more than the table's margin (10 %, the simulated
+sections' tie margin), under either timing method. So a change to an executor, an
+algorithm or the model that makes the table stale shows up here, not as a silently wrong
+table.
+
+Usage: table_test.py LEANCAST_SIM AUTO_RULES
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from rule_ranges import covers, number  # noqa: E402
+
+SIM, RULES = sys.argv[1:3]
+MARGIN = 0.10
+LIBRARY = ["mpi", "smpi:ompi", "smpi:mpich"]
+# (procs, ranks per node, sizes): measured and in-between process counts, sizes from the
+# table's grid (1000 .. 16M), chosen to fall under different rules.
+POINTS = [(8, 8, [4096, 150000, 2097152]),
+          (16, 16, [30000, 524288, 16777216]),
+          (48, 24, [12288, 1000000, 2097152]),
+          (64, 24, [65536, 524288, 16777216])]
+RULE = re.compile(r"^procs=(\S+) ppn=(\S+)(?: library=(\S+))? (\S+)\s+: (\S+)\s+# (.*)$")
+
+
+def rules():
+    """The rules that apply under SMPI: (procs, ppn, bytes ranges, algorithm, evidence);
+    those of the real sections (library=openmpi, mpich) never do."""
+    with open(RULES) as f:
+        matched = [m.groups() for m in map(RULE.match, f) if m]
+    return [(p, n, b, a, e) for p, n, lib, b, a, e in matched if lib in (None, "smpi", "any")]
+
+
+def rule_at(table, procs, ppn, size):
+    """The first rule that applies, as auto's table is read (library= rules of the real
+    sections never apply under SMPI)."""
+    for procs_range, ppn_range, bytes_range, algorithm, evidence in table:
+        if covers(procs_range, procs) and covers(ppn_range, ppn) and covers(bytes_range, size):
+            return algorithm, evidence
+    return "mpi", ""
+
+
+def size_label(size):
+    for unit, scale in (("M", 1 << 20), ("K", 1 << 10)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale}{unit}"
+    return str(size)
+
+
+def runner_up(evidence, size):
+    """The next-best leancast candidate the rule's evidence names at `size` (measured
+    there, else at the nearest measured size)."""
+    entries = {}
+    for part in evidence.split(" | "):
+        label, _, text = part.partition(":")
+        found = re.search(r"next (\S+) [\d.]+x|best leancast (\S+) [\d.]+x", text)
+        if found:
+            entries[number(label.strip())] = found.group(1) or found.group(2)
+    if not entries:
+        return None
+    nearest = min(entries, key=lambda s: abs(s - size))
+    return entries[nearest]
+
+
+def simulate(procs, ppn, sizes, algorithms, method):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "run.json")
+        command = [SIM, "--platform", "hornet", "--procs", str(procs), "--ranks-per-node",
+                   str(ppn), "--algorithms", ",".join(algorithms), "--sizes",
+                   ",".join(str(s) for s in sizes), "--iterations", "3", "--method", method,
+                   "--json", out]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            sys.exit(f"FAILED: {' '.join(command)}\n{done.stdout}{done.stderr}")
+        with open(out) as f:
+            data = json.load(f)
+    return {(r["algorithm"], r["bytes"]): r["summary"]["seconds_per_bcast"]["median"]
+            for r in data["results"]}
+
+
+def main():
+    table = rules()
+    if not table:
+        sys.exit(f"FAILED: no rule in {RULES}")
+    failures = []
+    for procs, ppn, sizes in POINTS:
+        chosen = {s: rule_at(table, procs, ppn, s) for s in sizes}
+        leancast = set()
+        for size, (algorithm, evidence) in chosen.items():
+            if algorithm != "mpi":
+                leancast.add(algorithm)
+            if (other := runner_up(evidence, size)) and other != "mpi":
+                leancast.add(other)
+        algorithms = ["auto"] + LIBRARY + sorted(leancast)
+        for method in ("paper", "osu"):
+            times = simulate(procs, ppn, sizes, algorithms, method)
+            for size in sizes:
+                auto = times[("auto", size)]
+                others = {a: times[(a, size)] for a in algorithms if a != "auto"}
+                rule = chosen[size][0]
+                row = (f"P={procs} ppn={ppn} {method} {size_label(size)}: auto ({rule}) "
+                       f"{auto * 1e6:.1f} us; " +
+                       ", ".join(f"{a} {t * 1e6:.1f}" for a, t in sorted(others.items())))
+                print(row, flush=True)
+                if auto > others["mpi"] * 1.001:
+                    failures.append(f"{row}: auto is slower than mpi")
+                best = min(others, key=others.get)
+                if auto > others[best] * (1 + MARGIN):
+                    failures.append(f"{row}: auto is {auto / others[best]:.2f}x the time of "
+                                    f"{best}, beyond the {MARGIN:.0%} margin")
+    for failure in failures:
+        print("FAILED:", failure)
+    if failures:
+        sys.exit(1)
+    print(f"checked: auto's table at {sum(len(p[2]) for p in POINTS)} points, both methods")
+
+
+if __name__ == "__main__":
+    main()
