@@ -17,6 +17,7 @@
 #include <leancast/schedule.hpp>
 
 #include "schedule/byte_size.hpp"
+#include "select/automatic.hpp"
 
 namespace {
 
@@ -204,7 +205,8 @@ int compare(const BcastShape& shape, const leancast::CostModel& model, bool json
   std::vector<Row> rows;
   std::vector<std::string> unpriced;
   for (Algorithm algorithm : leancast::concrete_algorithms()) {
-    leancast::PlanTotals totals = leancast::plan_totals(algorithm, shape);
+    leancast::PlanTotals totals =
+        leancast::plan_totals(leancast::resolve_automatic(algorithm, shape), shape);
     if (leancast::uses_shared_memory(totals.algorithm)) {  // copies, which the model does not price
       unpriced.emplace_back(leancast::to_string(totals.algorithm));
       continue;
@@ -350,7 +352,8 @@ int main(int argc, char** argv) {
   const BcastShape shape{procs, root, *bytes,
                          ranks_per_node > 0 ? leancast::block_nodes(procs, ranks_per_node) : nullptr};
   if (compare_all) return compare(shape, model, json);
-  const leancast::PlanTotals totals = leancast::plan_totals(*algorithm, shape);
+  const leancast::PlanTotals totals =
+      leancast::plan_totals(leancast::resolve_automatic(*algorithm, shape), shape);
   std::optional<Prediction> prediction;
   const bool has_schedule = !is_library_broadcast(totals);
   const bool priced = has_schedule && !leancast::uses_shared_memory(totals.algorithm);

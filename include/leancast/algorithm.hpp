@@ -153,19 +153,4 @@ std::string algorithm_usage(const AlgorithmInfo& info);
 // One line per algorithm for help texts: usage, description, default and range.
 std::string algorithm_help();
 
-// MPICH 3/4's documented choice (MPIR_CVAR_BCAST_SHORT_MSG_SIZE = 12288,
-// MPIR_CVAR_BCAST_LONG_MSG_SIZE = 524288, MPIR_CVAR_BCAST_MIN_PROCS = 8), with the
-// tuned ring wherever MPICH would run the enclosed one: what a node-aware level left to
-// auto runs where the table has no flat leancast algorithm for it.
-Algorithm select_mpich(int procs, std::uint64_t bytes);
-
-// auto: the first rule of leancast's tuning table (data/auto.rules, built into the
-// library) that applies to (procs, bytes, ranks per node); mpi (the MPI library's own
-// broadcast) where none applies or the rule says so; linear (which sends nothing) on one
-// process. Never auto; node-aware levels may be auto (resolve_automatic resolves them).
-AlgorithmSpec select_automatic(int procs, std::uint64_t bytes, int ranks_per_node);
-
-// The text of that tuning table, as built in.
-std::string_view automatic_table();
-
 }  // namespace leancast

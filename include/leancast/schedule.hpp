@@ -132,17 +132,10 @@ struct Operation {
   std::uint8_t phase = 0;
 };
 
-// `spec` with auto resolved for `shape`: auto becomes select_automatic's choice for the
-// shape's procs, bytes and ranks per node (which may be mpi, the library's broadcast), and
-// a node-aware level that is auto becomes the choice for the node leaders (one rank per
-// node) or for the largest node (MPICH's selection where that choice is not a flat leancast
-// algorithm). Other specs come back as they are.
-AlgorithmSpec resolve_automatic(const AlgorithmSpec& spec, const BcastShape& shape);
-
-// The schedule of `rank` for one broadcast, auto resolved by resolve_automatic.
-// Requires 1 <= procs, 0 <= root, rank < procs, and a node map (if any) of procs entries;
-// bytes == 0 gives an empty schedule. mpi, named or chosen by auto, has no schedule:
-// std::invalid_argument. A plain Algorithm converts to its spec with the
+// The schedule of `rank` for one broadcast of a concrete algorithm: auto (at any level) is
+// policy, resolved first (src/select/automatic.hpp). Requires 1 <= procs, 0 <= root,
+// rank < procs, and a node map (if any) of procs entries; bytes == 0 gives an empty
+// schedule. mpi has no schedule, and auto is not resolved here: std::invalid_argument. A plain Algorithm converts to its spec with the
 // default parameter; a bad parameter (0, a radix below 2) throws std::invalid_argument.
 RankSchedule make_schedule(const AlgorithmSpec& algorithm, const BcastShape& shape, int rank);
 

@@ -1,4 +1,4 @@
-#include "bcast.hpp"
+#include "mpi/bcast.hpp"
 
 #include <atomic>
 #include <climits>
@@ -7,19 +7,19 @@
 
 #include <leancast/leancast.hpp>
 
-#include "byte_buffer.hpp"
-#include "call_check.hpp"
-#include "comm_hint.hpp"
-#include "errors.hpp"
-#include "executor.hpp"
-#include "node_keys.hpp"
-#include "nonblocking.hpp"
-#include "online_tuning.hpp"
-#include "pass_through.hpp"
-#include "private_comm.hpp"
-#include "process_settings.hpp"
-#include "requests.hpp"
-#include "usage_log.hpp"
+#include "mpi/run/byte_buffer.hpp"
+#include "mpi/comm/call_check.hpp"
+#include "mpi/comm/comm_hint.hpp"
+#include "mpi/base/errors.hpp"
+#include "mpi/run/executor.hpp"
+#include "mpi/comm/node_keys.hpp"
+#include "mpi/requests/nonblocking.hpp"
+#include "mpi/comm/online_tuning.hpp"
+#include "mpi/base/pass_through.hpp"
+#include "mpi/comm/private_comm.hpp"
+#include "mpi/base/process_settings.hpp"
+#include "mpi/requests/requests.hpp"
+#include "mpi/base/usage_log.hpp"
 
 namespace leancast::detail {
 

@@ -7,16 +7,9 @@
 
 #include <leancast/algorithm.hpp>
 
-namespace leancast::detail {
+#include "mpi/run/broadcast_run.hpp"  // BcastCall
 
-// The arguments of one MPI_Bcast (or MPI_Bcast_c: the count may exceed INT_MAX).
-struct BcastCall {
-  void* buf;
-  MPI_Count count;
-  MPI_Datatype type;
-  int root;
-  MPI_Comm comm;
-};
+namespace leancast::detail {
 
 // A nonblocking (MPI_Ibcast) or persistent (MPI_Bcast_init) broadcast: where its request
 // goes (nonblocking.hpp).

@@ -3,10 +3,10 @@
 
 #include <string_view>
 
-#include "bcast.hpp"
-#include "comm_hint.hpp"
-#include "errors.hpp"
-#include "stepped_call.hpp"
+#include "mpi/bcast.hpp"
+#include "mpi/comm/comm_hint.hpp"
+#include "mpi/base/errors.hpp"
+#include "mpi/requests/stepped_call.hpp"
 
 namespace {
 

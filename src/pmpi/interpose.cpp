@@ -12,11 +12,11 @@
 
 #include "interposed_bcast.hpp"
 #include "mpi/bcast.hpp"
-#include "mpi/comm_hint.hpp"
-#include "mpi/errors.hpp"
-#include "mpi/pass_through.hpp"
-#include "mpi/rank0_log.hpp"
-#include "mpi/usage_log.hpp"
+#include "mpi/comm/comm_hint.hpp"
+#include "mpi/base/errors.hpp"
+#include "mpi/base/pass_through.hpp"
+#include "mpi/base/rank0_log.hpp"
+#include "mpi/base/usage_log.hpp"
 
 namespace leancast::pmpi {
 

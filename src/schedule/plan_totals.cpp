@@ -38,7 +38,7 @@ std::uint64_t covered(std::vector<std::pair<std::uint64_t, std::uint64_t>>& inte
 
 PlanTotals plan_totals(const AlgorithmSpec& algorithm, const BcastShape& shape) {
   PlanTotals totals;
-  totals.algorithm = resolve_automatic(algorithm, shape);
+  totals.algorithm = algorithm;  // concrete, or mpi (no schedule): auto is resolved by the caller
   totals.shape = shape;
   totals.block_bytes = std::max<std::uint64_t>(shape.bytes, 1);
   if (totals.algorithm.algorithm == Algorithm::mpi) return totals;  // the library's: no schedule

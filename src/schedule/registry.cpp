@@ -448,18 +448,20 @@ RankSchedule make_schedule(const AlgorithmSpec& spec, const BcastShape& shape, i
   if (std::string problem = detail::check_spec(spec); !problem.empty()) {
     throw std::invalid_argument("make_schedule: " + problem);
   }
-  const AlgorithmSpec runs = resolve_automatic(spec, shape);
+  if (spec.algorithm == Algorithm::automatic ||
+      (spec.algorithm == Algorithm::node_aware &&
+       (spec.between_nodes.algorithm == Algorithm::automatic ||
+        spec.within_nodes.algorithm == Algorithm::automatic))) {
+    throw std::invalid_argument("make_schedule: auto is selection policy: resolve it first "
+                                "(select/automatic.hpp's resolve_automatic)");
+  }
   if (shape.bytes == 0 || shape.procs == 1) {
     RankSchedule empty;
     empty.rank = rank;
     return empty;
   }
-  if (runs.algorithm == Algorithm::mpi) {
-    throw std::invalid_argument("make_schedule: auto chose mpi (the MPI library's broadcast) for "
-                                "this shape; it has no schedule");
-  }
-  if (runs.algorithm == Algorithm::node_aware) return detail::node_aware_schedule(runs, shape, rank);
-  return row(runs.algorithm).schedule(shape, rank, runs.parameter);
+  if (spec.algorithm == Algorithm::node_aware) return detail::node_aware_schedule(spec, shape, rank);
+  return row(spec.algorithm).schedule(shape, rank, spec.parameter);
 }
 
 }  // namespace leancast

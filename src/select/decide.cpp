@@ -1,4 +1,5 @@
 #include "decide.hpp"
+#include "select/automatic.hpp"
 
 namespace leancast::detail {
 

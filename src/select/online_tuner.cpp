@@ -1,4 +1,5 @@
 #include "online_tuner.hpp"
+#include "select/automatic.hpp"
 
 #include <algorithm>
 #include <bit>

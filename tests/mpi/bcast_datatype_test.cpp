@@ -11,7 +11,7 @@
 
 #include <leancast/leancast.hpp>
 
-#include "mpi/byte_buffer.hpp"
+#include "mpi/run/byte_buffer.hpp"
 #include "schedule/byte_size.hpp"
 #include "test_support.hpp"
 

@@ -21,8 +21,9 @@
 #include <leancast/leancast.hpp>
 
 #include "mismatch_model.hpp"
-#include "mpi/broadcast_tag.hpp"
+#include "mpi/run/broadcast_tag.hpp"
 #include "test_support.hpp"
+#include "select/automatic.hpp"
 
 namespace leancast::test {
 namespace {

@@ -8,7 +8,7 @@
 #include <leancast/leancast.h>
 #include <leancast/leancast.hpp>
 
-#include "mpi/shared_window.hpp"
+#include "mpi/run/shared_window.hpp"
 #include "stderr_capture.hpp"
 #include "test_support.hpp"
 

@@ -6,7 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "mpi/broadcast_tag.hpp"
+#include "mpi/run/broadcast_tag.hpp"
+#include "select/automatic.hpp"
 
 namespace leancast::test {
 

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <leancast/analysis.hpp>
+#include "select/automatic.hpp"
 
 namespace leancast {
 namespace {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <leancast/analysis.hpp>
+#include "select/automatic.hpp"
 
 namespace leancast {
 namespace {
@@ -98,8 +99,9 @@ TEST(CostModel, NoAlgorithmBeatsTheLowerBound) {
         const double bound = lower_bound_seconds(shape, model);
         for (const AlgorithmSpec& spec : specs) {
           // Not priced (SharedMemoryIsNotPriced): shm, and node-aware whose auto level is shm.
-          if (uses_shared_memory(resolve_automatic(spec, shape))) continue;
-          EXPECT_GE(model_seconds(spec, shape, model), bound * (1 - 1e-12))
+          const AlgorithmSpec runs = resolve_automatic(spec, shape);
+          if (uses_shared_memory(runs)) continue;
+          EXPECT_GE(model_seconds(runs, shape, model), bound * (1 - 1e-12))
               << to_string(spec) << " P=" << procs << " bytes=" << bytes;
         }
       }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <leancast/analysis.hpp>
+#include "select/automatic.hpp"
 
 namespace leancast {
 
@@ -51,7 +52,8 @@ TEST_P(EveryAlgorithm, DeliversEveryByteWithMatchedPairs) {
     for (int root : roots_for(procs)) {
       for (std::uint64_t bytes : sizes_for(procs, GetParam())) {
         if (!sampled(procs, root, bytes, GetParam())) continue;
-        const VerifyReport report = verify_schedule(GetParam(), {procs, root, bytes});
+        const BcastShape shape{procs, root, bytes};
+        const VerifyReport report = verify_schedule(resolve_automatic(GetParam(), shape), shape);
         ASSERT_TRUE(report.ok()) << to_string(GetParam()) << " P=" << procs << " root=" << root
                                  << " bytes=" << bytes << ": " << report.problems.front();
       }
@@ -66,14 +68,15 @@ TEST_P(EveryAlgorithm, TotalsAgreeWithTheExpandedSchedule) {
     for (std::uint64_t bytes : {std::uint64_t{1}, large}) {
       const BcastShape shape{procs, procs / 2, bytes};
       std::uint64_t transfers = 0, moved = 0;
+      const AlgorithmSpec spec = resolve_automatic(GetParam(), shape);  // node-aware's auto levels
       for (int rank = 0; rank < procs; ++rank) {
-        for (const Operation& op : expand(make_schedule(GetParam(), shape, rank))) {
+        for (const Operation& op : expand(make_schedule(spec, shape, rank))) {
           if (op.direction != Direction::send) continue;
           ++transfers;
           moved += op.bytes.length;
         }
       }
-      const PlanTotals totals = plan_totals(GetParam(), shape);
+      const PlanTotals totals = plan_totals(spec, shape);
       EXPECT_EQ(totals.transfers, transfers) << "P=" << procs;
       EXPECT_EQ(totals.bytes_moved, moved) << "P=" << procs;
     }
@@ -114,9 +117,13 @@ INSTANTIATE_TEST_SUITE_P(Parameters, EveryAlgorithm, ::testing::ValuesIn(with_pa
 
 TEST(Schedules, ZeroBytesMeansNoTransfers) {
   for (Algorithm algorithm : concrete_algorithms()) {
-    EXPECT_TRUE(make_schedule(algorithm, {9, 4, 0}, 3).transfers.empty());
-    EXPECT_EQ(plan_totals(algorithm, {9, 4, 0}).transfers, 0u);
+    const AlgorithmSpec spec = resolve_automatic(algorithm, {9, 4, 0});
+    EXPECT_TRUE(make_schedule(spec, {9, 4, 0}, 3).transfers.empty());
+    EXPECT_EQ(plan_totals(spec, {9, 4, 0}).transfers, 0u);
   }
+  // auto is selection policy: the schedules take it resolved only.
+  EXPECT_THROW(make_schedule(Algorithm::automatic, {9, 4, 100}, 3), std::invalid_argument);
+  EXPECT_THROW(make_schedule(Algorithm::node_aware, {9, 4, 100}, 3), std::invalid_argument);
 }
 
 TEST(Schedules, RejectsImpossibleShapes) {

@@ -7,6 +7,7 @@
 #include <leancast/schedule.hpp>
 
 #include "select/rules.hpp"
+#include "select/automatic.hpp"
 
 namespace leancast::detail {
 namespace {

@@ -14,6 +14,7 @@
 #include "settings_support.hpp"
 #include "select/online_tuner.hpp"
 #include "select/tune_file.hpp"
+#include "select/automatic.hpp"
 
 namespace leancast::detail {
 namespace {

@@ -8,6 +8,7 @@
 
 #include "select/decide.hpp"
 #include "settings_support.hpp"
+#include "select/automatic.hpp"
 
 namespace leancast::detail {
 namespace {

@@ -1,0 +1,28 @@
+#include "mpi/base/pass_through.hpp"
+
+#include <climits>
+
+namespace leancast::detail {
+
+int pass_to_mpi(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
+  if (count <= INT_MAX) return PMPI_Bcast(buf, static_cast<int>(count), type, root, comm);
+#if MPI_VERSION >= 4
+  return PMPI_Bcast_c(buf, count, type, root, comm);
+#else
+  return MPI_ERR_COUNT;  // unreachable: without MPI 4 every count came through an int
+#endif
+}
+
+int pass_to_mpi_nonblocking(void* buf, MPI_Count count, MPI_Datatype type, int root,
+                            MPI_Comm comm, MPI_Request* request) {
+  if (count <= INT_MAX) {
+    return PMPI_Ibcast(buf, static_cast<int>(count), type, root, comm, request);
+  }
+#if MPI_VERSION >= 4
+  return PMPI_Ibcast_c(buf, count, type, root, comm, request);
+#else
+  return MPI_ERR_COUNT;
+#endif
+}
+
+}  // namespace leancast::detail

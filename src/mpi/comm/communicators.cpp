@@ -1,0 +1,88 @@
+// The MPI calls that make communicators, and MPI_Init, defined by leancast (in libleancast
+// and in the interposer): the library's call, then leancast's private state of the new
+// communicator (private_comm.hpp), made while every one of its ranks is inside the call,
+// where making it (a blocking MPI_Comm_dup) makes no rank wait that would not wait anyway.
+// So a nonblocking broadcast finds the state there and need not make it. MPI_Init also
+// gathers every rank's node key (node_keys.hpp). While leancast broadcasts are
+// outstanding the progress thread steps them, as for any collective (stepped_call.hpp).
+// Not under SMPI, whose MPI functions are the simulator's.
+#include <mpi.h>
+
+#include "mpi/comm/node_keys.hpp"
+#include "mpi/comm/private_comm.hpp"
+#include "mpi/requests/stepped_call.hpp"
+
+#ifndef LEANCAST_SMPI
+namespace {
+
+using namespace leancast::detail;
+
+// After a successful call that made `comm` (MPI_COMM_NULL on ranks outside it).
+int with_state(int rc, MPI_Comm comm) {
+  if (rc != MPI_SUCCESS) return rc;
+  try {
+    make_private_comm_eagerly(comm);
+  } catch (...) {  // out of memory: the first broadcast tries again
+  }
+  return rc;
+}
+
+// MPI_NAME(PARAMETERS) as the library's, assisted like a collective, then the private state
+// of the communicator `NEWCOMM` names.
+#define LEANCAST_CONSTRUCTOR(NAME, NEWCOMM, PARAMETERS, ...)                            \
+  extern "C" int MPI_##NAME PARAMETERS {                                              \
+    static const auto next = next_definition("MPI_" #NAME, &PMPI_##NAME);             \
+    std::optional<BlockedInLibrary> blocked;                                          \
+    if (must_step()) blocked.emplace();                                               \
+    const int rc = next(__VA_ARGS__);                                                 \
+    return with_state(rc, *(NEWCOMM));                                                \
+  }
+
+}  // namespace
+
+LEANCAST_CONSTRUCTOR(Comm_dup, a1, (MPI_Comm a0, MPI_Comm* a1), a0, a1)
+LEANCAST_CONSTRUCTOR(Comm_create, a2, (MPI_Comm a0, MPI_Group a1, MPI_Comm* a2), a0, a1, a2)
+LEANCAST_CONSTRUCTOR(Comm_create_group, a3, (MPI_Comm a0, MPI_Group a1, int a2, MPI_Comm* a3),
+                     a0, a1, a2, a3)
+LEANCAST_CONSTRUCTOR(Comm_split, a3, (MPI_Comm a0, int a1, int a2, MPI_Comm* a3), a0, a1, a2, a3)
+LEANCAST_CONSTRUCTOR(Comm_split_type, a4,
+                     (MPI_Comm a0, int a1, int a2, MPI_Info a3, MPI_Comm* a4), a0, a1, a2, a3, a4)
+LEANCAST_CONSTRUCTOR(Intercomm_merge, a2, (MPI_Comm a0, int a1, MPI_Comm* a2), a0, a1, a2)
+LEANCAST_CONSTRUCTOR(Cart_create, a5,
+                     (MPI_Comm a0, int a1, const int a2[], const int a3[], int a4, MPI_Comm* a5),
+                     a0, a1, a2, a3, a4, a5)
+LEANCAST_CONSTRUCTOR(Cart_sub, a2, (MPI_Comm a0, const int a1[], MPI_Comm* a2), a0, a1, a2)
+LEANCAST_CONSTRUCTOR(Graph_create, a5,
+                     (MPI_Comm a0, int a1, const int a2[], const int a3[], int a4, MPI_Comm* a5),
+                     a0, a1, a2, a3, a4, a5)
+LEANCAST_CONSTRUCTOR(Dist_graph_create, a8,
+                     (MPI_Comm a0, int a1, const int a2[], const int a3[], const int a4[],
+                      const int a5[], MPI_Info a6, int a7, MPI_Comm* a8),
+                     a0, a1, a2, a3, a4, a5, a6, a7, a8)
+LEANCAST_CONSTRUCTOR(Dist_graph_create_adjacent, a9,
+                     (MPI_Comm a0, int a1, const int a2[], const int a3[], int a4, const int a5[],
+                      const int a6[], MPI_Info a7, int a8, MPI_Comm* a9),
+                     a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)
+
+namespace {
+
+MPI_Comm world = MPI_COMM_WORLD;
+
+int after_init(int rc) {
+  if (rc != MPI_SUCCESS) return rc;
+  gather_world_node_keys();
+  return with_state(rc, world);
+}
+
+}  // namespace
+
+extern "C" int MPI_Init(int* argc, char*** argv) {
+  static const auto next = next_definition("MPI_Init", &PMPI_Init);
+  return after_init(next(argc, argv));
+}
+
+extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  static const auto next = next_definition("MPI_Init_thread", &PMPI_Init_thread);
+  return after_init(next(argc, argv, required, provided));
+}
+#endif

@@ -1,0 +1,222 @@
+#include "mpi/comm/private_comm.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <optional>
+
+#include "mpi/run/broadcast_tag.hpp"
+#include "mpi/comm/comm_hint.hpp"
+#include "mpi/comm/node_keys.hpp"
+#include "mpi/requests/nonblocking.hpp"
+#include "mpi/base/process_settings.hpp"
+#include "mpi/requests/requests.hpp"
+#include "mpi/base/usage_log.hpp"
+
+namespace leancast::detail {
+
+namespace {
+
+int delete_state(MPI_Comm, int, void* state, void*) {
+  delete static_cast<PrivateComm*>(state);
+  return MPI_SUCCESS;
+}
+
+// The attribute key of the private state, made at the first broadcast (a function-local
+// static: asked on every broadcast, one check after the first): {key, MPI error code}.
+const std::pair<int, int>& state_keyval() {
+  static const std::pair<int, int> made = [] {
+    int key = MPI_KEYVAL_INVALID;
+    const int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &key, nullptr);
+    return std::pair<int, int>{key, rc};
+  }();
+  return made;
+}
+
+std::once_flag local_once;
+MPI_Comm local_comm = MPI_COMM_NULL;
+
+}  // namespace
+
+PrivateComm::~PrivateComm() {
+  forget_comm(this);
+  for (Shared& shared : shared_) {
+    shared.setup.reset();  // completes its exchange: the other ranks take part in it
+    shared.window.reset();
+  }
+  PMPI_Comm_free(&comm_);
+  count_private_comm(false);
+}
+
+std::shared_ptr<const Program> PrivateComm::program(const AlgorithmSpec& algorithm,
+                                                                   int root, std::uint64_t bytes) {
+  const Key key{algorithm, root, bytes};
+  for (auto it = recent_.begin(); it != recent_.end(); ++it) {
+    if (it->first == key) {
+      recent_.splice(recent_.begin(), recent_, it);
+      return it->second;
+    }
+  }
+  auto made = std::make_shared<const Program>(
+      make_schedule(algorithm, BcastShape{size_, root, bytes, nodes_}, rank_),
+      broadcast_signature(algorithm, root, bytes));
+  recent_.emplace_front(key, made);
+  if (recent_.size() > kCachedPrograms) recent_.pop_back();
+  return made;
+}
+
+int PrivateComm::shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out,
+                               std::string& why, MPI_Request*& waiting) {
+  Shared& shared = shared_[per_node ? 1 : 0];
+  out = nullptr;
+  waiting = nullptr;
+  if (shared.error != MPI_SUCCESS) {
+    why = shared.why;
+    return shared.error;
+  }
+  if (!shared.setup) {
+    if (shared.window && shared.window->slot_bytes() >= slot_bytes) {
+      out = shared.window.get();
+      return MPI_SUCCESS;
+    }
+#ifdef LEANCAST_SMPI
+    // SMPI neither prices the copies (simulated time would leave them out) nor switches
+    // between simulated ranks while one spins on a flag, so shm is not simulated at all.
+    shared.error = MPI_ERR_UNSUPPORTED_OPERATION;
+    shared.why = why =
+        "shm: not under SMPI, which would neither time its copies nor let a rank that waits "
+        "on shared memory hand the turn to the rank it waits for; shm works within one node "
+        "of a real machine";
+    return shared.error;
+#endif
+    if (!shared.window) {
+      const int group = per_node ? (*nodes_)[static_cast<std::size_t>(rank_)] : 0;
+      std::vector<int> ranks;
+      for (int r = 0; r < size_; ++r) {
+        if (!per_node || (*nodes_)[static_cast<std::size_t>(r)] == group) ranks.push_back(r);
+      }
+      const int member = static_cast<int>(std::find(ranks.begin(), ranks.end(), rank_) - ranks.begin());
+      shared.window = std::make_unique<SharedWindow>(std::move(ranks), member);
+    }
+    shared.setup = std::make_unique<WindowSetup>(comm_, rank_, *shared.window,
+                                                 SharedWindow::rounded_slot(slot_bytes));
+  }
+  if (!shared.setup->step()) {
+    waiting = shared.setup->waiting_on();
+    return kPending;
+  }
+  const int rc = shared.setup->error();
+  if (rc == MPI_ERR_UNSUPPORTED_OPERATION) {
+    shared.error = rc;
+    shared.why = why = shared.setup->why();
+    shared.window.reset();
+  }
+  shared.setup.reset();
+  if (rc == MPI_SUCCESS) out = shared.window.get();
+  return rc;
+}
+
+const Decision* PrivateComm::remembered(std::uint64_t bytes,
+                                        const std::optional<AlgorithmSpec>& call) const {
+  const std::size_t filled = std::min(decisions_made_, kRememberedDecisions);
+  for (std::size_t i = 0; i < filled; ++i) {
+    if (decisions_[i].bytes == bytes && decisions_[i].call == call) return &decisions_[i].decision;
+  }
+  return nullptr;
+}
+
+void PrivateComm::remember(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call,
+                           const Decision& decision) {
+  decisions_[decisions_made_++ % kRememberedDecisions] = {bytes, call, decision};
+}
+
+int existing_private_comm(MPI_Comm user, PrivateComm*& out) {
+  out = nullptr;
+  const auto& [keyval, keyval_error] = state_keyval();
+  if (keyval_error != MPI_SUCCESS) return keyval_error;
+  void* value = nullptr;
+  int found = 0;
+  if (int rc = MPI_Comm_get_attr(user, keyval, &value, &found); rc != MPI_SUCCESS) return rc;
+  if (found) out = static_cast<PrivateComm*>(value);
+  return MPI_SUCCESS;
+}
+
+// The node map of the ranks of `dup`: from the settings, from the world keys, or from an
+// allgather of every rank's key.
+int find_nodes(MPI_Comm dup, int size, std::shared_ptr<const NodeMap>& out) {
+  if (const int per_node = process_settings().ranks_per_node; per_node > 0) {
+    out = block_nodes(size, per_node);
+    return MPI_SUCCESS;
+  }
+  if (auto from_world = nodes_from_world(dup)) {
+    out = std::make_shared<const NodeMap>(std::move(*from_world));
+    return MPI_SUCCESS;
+  }
+  std::vector<std::uint64_t> keys(static_cast<std::size_t>(size));
+  const std::uint64_t mine = node_key();
+  const int rc = PMPI_Allgather(&mine, 1, MPI_UINT64_T, keys.data(), 1, MPI_UINT64_T, dup);
+  if (rc == MPI_SUCCESS) out = std::make_shared<const NodeMap>(nodes_from_keys(keys));
+  return rc;
+}
+
+int private_comm(MPI_Comm user, PrivateComm*& out) {
+  if (int rc = existing_private_comm(user, out); rc != MPI_SUCCESS || out != nullptr) return rc;
+  // Blocking collectives: the progress thread steps outstanding broadcasts meanwhile.
+  std::optional<BlockedInLibrary> blocked;
+  if (tasks_outstanding()) blocked.emplace();
+  MPI_Comm dup = MPI_COMM_NULL;
+  if (int rc = PMPI_Comm_dup(user, &dup); rc != MPI_SUCCESS) return rc;
+  MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+  int size = 0, rank = 0;
+  MPI_Comm_size(dup, &size);
+  MPI_Comm_rank(dup, &rank);
+  std::shared_ptr<const NodeMap> nodes;
+  if (int rc = find_nodes(dup, size, nodes); rc != MPI_SUCCESS) {
+    PMPI_Comm_free(&dup);
+    return rc;
+  }
+  count_private_comm(true);
+  // Tag bits beyond the 15 MPI guarantees carry a broadcast sequence number.
+  int* tag_ub = nullptr;
+  int has_tag_ub = 0;
+  MPI_Comm_get_attr(dup, MPI_TAG_UB, &tag_ub, &has_tag_ub);
+  const int bits = has_tag_ub && tag_ub != nullptr ? sequence_bits(*tag_ub) : 0;
+  auto state = std::make_unique<PrivateComm>(dup, size, rank, std::move(nodes), bits);
+  state->set_hint(comm_hint(user));
+  if (int rc = MPI_Comm_set_attr(user, state_keyval().first, state.get()); rc != MPI_SUCCESS) {
+    return rc;
+  }
+  out = state.release();
+  return MPI_SUCCESS;
+}
+
+void make_private_comm_eagerly(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return;
+  const Settings& settings = process_settings();
+  if (settings.algorithm && settings.algorithm->algorithm == Algorithm::mpi) return;
+  int inter = 0, size = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return;
+  PMPI_Comm_size(comm, &size);
+  if (size <= 1) return;
+  PrivateComm* state = nullptr;
+  private_comm(comm, state);
+}
+
+int own_collective(PrivateComm& state, int (*start)(MPI_Comm, MPI_Request*, void*), void* what) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (int rc = start(state.comm(), &request, what); rc != MPI_SUCCESS) return rc;
+#ifdef LEANCAST_SMPI
+  return MPI_Wait(&request, MPI_STATUS_IGNORE);  // no outstanding broadcast under SMPI
+#else
+  return wait_one(&request, MPI_STATUS_IGNORE);
+#endif
+}
+
+MPI_Comm local_check_comm() {
+  std::call_once(local_once, [] {
+    MPI_Comm_dup(MPI_COMM_SELF, &local_comm);
+    MPI_Comm_set_errhandler(local_comm, MPI_ERRORS_RETURN);
+  });
+  return local_comm;
+}
+
+}  // namespace leancast::detail

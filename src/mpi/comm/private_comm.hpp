@@ -1,0 +1,173 @@
+// Each user communicator gets a private duplicate, cached as an attribute and freed with
+// it: broadcast messages travel there, so a user receive with MPI_ANY_SOURCE/MPI_ANY_TAG
+// on the user's communicator can never match them. The cached state also keeps the
+// operations of recently used broadcast shapes, so repeated broadcasts skip planning.
+//
+// Made where every rank of the communicator is inside a blocking collective call anyway, so
+// that making it (MPI_Comm_dup, a blocking collective) never makes a rank wait that would
+// not wait without leancast: inside MPI_Init for MPI_COMM_WORLD and inside the calls that
+// make communicators (communicators.cpp), else at the communicator's first blocking
+// leancast broadcast. A nonblocking or persistent broadcast may not wait for the other
+// ranks, so one on a communicator without a private state is the library's (bcast.cpp).
+// (MPI_Comm_idup would not wait, but Open MPI 4.1 mismatches it with the library's other
+// nonblocking collectives on the same communicator: open-mpi/ompi#2025.) The node map
+// comes from node_keys.hpp without communicating, or, where it cannot, from an
+// MPI_Allgather of the ranks' node keys on the new duplicate.
+//
+// Threads: one communicator's state needs no lock, because MPI forbids concurrent
+// collectives on one communicator (each thread broadcasts on its own). What is shared
+// between communicators (the attribute key, the local check communicator) is made once
+// under std::call_once, and attribute calls are thread-safe in MPI_THREAD_MULTIPLE.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <leancast/schedule.hpp>
+
+#include "mpi/run/broadcast_run.hpp"
+#include "mpi/run/executor.hpp"
+#include "mpi/run/program.hpp"
+#include "select/decide.hpp"
+#include "select/online_tuner.hpp"
+#include "mpi/run/shared_window.hpp"
+
+namespace leancast::detail {
+
+class PrivateComm final : public RunComm {
+ public:
+  PrivateComm(MPI_Comm dup, int size, int rank, std::shared_ptr<const NodeMap> nodes,
+              int sequence_bits)
+      : comm_(dup),
+        size_(size),
+        rank_(rank),
+        nodes_(std::move(nodes)),
+        sequence_mask_((std::uint32_t{1} << sequence_bits) - 1) {}
+  ~PrivateComm();
+  PrivateComm(const PrivateComm&) = delete;
+  PrivateComm& operator=(const PrivateComm&) = delete;
+
+  MPI_Comm comm() const override { return comm_; }
+  int size() const override { return size_; }
+  int rank() const override { return rank_; }
+  // Which node each rank runs on (node_keys.hpp, or LEANCAST_RANKS_PER_NODE).
+  const std::shared_ptr<const NodeMap>& nodes() const override { return nodes_; }
+
+  // This rank's operations for one broadcast (algorithm already resolved), cached.
+  std::shared_ptr<const Program> program(const AlgorithmSpec& algorithm, int root,
+                                         std::uint64_t bytes);
+
+  // The choice made for a broadcast of `bytes` bytes with the call's algorithm (or none:
+  // the settings decide), if remembered: on one communicator it comes out the same every
+  // time. Deciding again costs about 0.1 us, a third of a 1 KiB broadcast between two ranks
+  // of one node, which would make auto's deferral to the library measurably slower than the
+  // library.
+  ExecutorScratch& scratch() { return scratch_; }
+  // The sequence number of the next broadcast that runs a schedule here, and the mask of
+  // the tag bits that carry it (broadcast_tag.hpp; 0: none).
+  std::uint32_t next_sequence() override { return ++broadcasts_ & sequence_mask_; }
+  std::uint32_t sequence_mask() const override { return sequence_mask_; }
+
+  // Online tuning's bookkeeping for this communicator, made at its first tuned broadcast.
+  OnlineTuner& tuner(const TuneSettings& settings) {
+    if (!tuner_) tuner_ = std::make_unique<OnlineTuner>(settings);
+    return *tuner_;
+  }
+  const OnlineTuner* tuner() const { return tuner_.get(); }
+
+  // The user communicator's info hint (comm_hint.hpp), read when this state is made and
+  // updated by MPI_Comm_set_info; a new one forgets the remembered choices.
+  const std::optional<AlgorithmSpec>& hint() const { return hint_; }
+  void set_hint(const std::optional<AlgorithmSpec>& hint) {
+    hint_ = hint;
+    decisions_made_ = 0;
+    decisions_ = {};
+  }
+
+  // The shared window shm broadcasts go through, with slots of at least `slot_bytes`: the
+  // whole communicator's (flat shm) or this rank's node's (node-aware:X/shm). Made (or
+  // grown) by the first broadcast that needs it, every rank at the same broadcast, through
+  // an exchange of nonblocking collectives (WindowSetup) that each call advances without
+  // waiting: kPending while it goes on (`waiting` is what it waits for), MPI_SUCCESS with
+  // `out` once the window is there, or an error on every rank alike (for good, with `why`:
+  // MPI_ERR_UNSUPPORTED_OPERATION where those ranks do not share memory).
+  int shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out,
+                    std::string& why, MPI_Request*& waiting) override;
+
+  const Decision* remembered(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call) const;
+  void remember(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call,
+                const Decision& decision);
+
+ private:
+  using Key = std::tuple<AlgorithmSpec, int, std::uint64_t>;  // the parameter included
+  static constexpr std::size_t kCachedPrograms = 16;
+
+  MPI_Comm comm_;
+  int size_;
+  int rank_;
+  std::shared_ptr<const NodeMap> nodes_;
+  ExecutorScratch scratch_;
+  std::uint32_t sequence_mask_;
+  std::uint32_t broadcasts_ = 0;
+  std::list<std::pair<Key, std::shared_ptr<const Program>>> recent_;  // most recent first
+  static constexpr std::size_t kRememberedDecisions = 8;
+  struct Remembered {
+    std::uint64_t bytes = 0;
+    std::optional<AlgorithmSpec> call;
+    Decision decision;
+  };
+  std::array<Remembered, kRememberedDecisions> decisions_{};
+  std::size_t decisions_made_ = 0;  // the next slot is decisions_made_ % kRememberedDecisions
+  std::unique_ptr<OnlineTuner> tuner_;
+  std::optional<AlgorithmSpec> hint_;
+  struct Shared {
+    std::unique_ptr<SharedWindow> window;
+    std::unique_ptr<WindowSetup> setup;  // making or growing it, while that goes on
+    int error = MPI_SUCCESS;  // why there is none, once found out
+    std::string why;
+  };
+  std::array<Shared, 2> shared_;  // [0] the communicator's, [1] the node's
+};
+
+// The private state of `user` (an intracommunicator), made collectively if there is none
+// yet. Returns an MPI error code; `out` is set on success.
+int private_comm(MPI_Comm user, PrivateComm*& out);
+
+// The private state of `user` if one was made, else nullptr in `out`; never communicates.
+// Returns an MPI error code.
+int existing_private_comm(MPI_Comm user, PrivateComm*& out);
+
+// Inside a call that just made `comm` on every one of its ranks: its private state, unless
+// it is an intercommunicator, has one rank, or the settings never run leancast's
+// schedules (LEANCAST_BCAST_ALGORITHM=mpi). A failure is left for its first broadcast.
+void make_private_comm_eagerly(MPI_Comm comm);
+
+// One of leancast's own collectives on `state`'s private communicator, which every rank
+// makes at the same point: `start(comm, &request)` posts its nonblocking form, and the wait
+// steps the process's outstanding broadcasts (it never blocks inside the library while one
+// is outstanding, and a blocking form could not match a rank that runs it as a task).
+// Returns an MPI error code.
+int own_collective(PrivateComm& state, int (*start)(MPI_Comm, MPI_Request*, void*), void* what);
+template <class Start>
+int own_collective(PrivateComm& state, Start start) {
+  return own_collective(
+      state,
+      [](MPI_Comm comm, MPI_Request* request, void* what) {
+        return (*static_cast<Start*>(what))(comm, request);
+      },
+      &start);
+}
+
+// A process-local communicator (a duplicate of MPI_COMM_SELF) whose errors return,
+// for local checks such as MPI_Pack with count 0 to find uncommitted datatypes.
+MPI_Comm local_check_comm();
+
+}  // namespace leancast::detail

@@ -1,0 +1,337 @@
+#include "mpi/requests/nonblocking.hpp"
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "mpi/run/executor.hpp"
+#include "mpi/base/pass_through.hpp"
+#include "mpi/base/process_settings.hpp"
+#include "mpi/base/rank0_log.hpp"
+#include "mpi/requests/requests.hpp"
+#include "mpi/base/guest_wait.hpp"
+#include "mpi/base/world_errors.hpp"
+
+namespace leancast::detail {
+
+namespace {
+
+// A broadcast in flight on this rank.
+struct Task {
+  BroadcastPlan plan;
+  std::uint32_t sequence = 0;  // counted when the broadcast was started, in call order
+  MPI_Request grequest = MPI_REQUEST_NULL;
+  std::unique_ptr<ExecutorScratch> scratch;  // while it runs
+  std::unique_ptr<BroadcastRun> run;
+  bool done = false;
+  bool fallback = false;
+  Outcome outcome;
+};
+
+// The generalized requests' callbacks: a broadcast's status is empty; its error, if any,
+// comes from leancast's completion calls, raised on the broadcast's communicator.
+int query_status(void*, MPI_Status* status) {
+  MPI_Status_set_elements(status, MPI_BYTE, 0);
+  MPI_Status_set_cancelled(status, 0);
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
+  return MPI_SUCCESS;
+}
+int free_nothing(void*) { return MPI_SUCCESS; }
+int cancel_nothing(void*, int) { return MPI_SUCCESS; }
+
+thread_local bool own_calls = false;
+
+class Engine {
+ public:
+  // Adds a task at the end of its communicator's queue; starts it if it is first.
+  int enqueue(const BroadcastPlan& plan, std::shared_ptr<Task>& out) {
+    auto task = std::make_shared<Task>();
+    task->plan = plan;
+    task->sequence = plan.state->next_sequence();
+    if (int rc = MPI_Grequest_start(query_status, free_nothing, cancel_nothing, nullptr,
+                                    &task->grequest);
+        rc != MPI_SUCCESS) {
+      return rc;
+    }
+    std::lock_guard guard(lock_);
+    auto& queue = queues_[plan.state];
+    queue.push_back(task);
+    outstanding_tasks.fetch_add(1, std::memory_order_release);
+    out = task;
+    // The start posts the first messages and completes nothing: completing (in the
+    // library's progress) and copying (shm) wait for a later step, so that the call itself
+    // stays short and that work overlaps what the caller does next.
+    if (queue.size() == 1) {
+      const OwnCalls here;
+      [[maybe_unused]] const WorldErrorsReturn world;
+      start(*task, spare_);
+    }
+    if (process_settings().progress_thread) start_thread_once(true);
+    return MPI_SUCCESS;
+  }
+
+  // One step of every queue, none of them waiting.
+  void progress() {
+    std::lock_guard guard(lock_);
+    progress_locked();
+  }
+
+  bool outstanding() const { return tasks_outstanding(); }
+
+  // If `task` is the only broadcast outstanding in the process, runs it to its end the way
+  // a blocking broadcast runs (MPI_Waitsome, no polling), and returns true: nothing else
+  // needs progress meanwhile. Otherwise false.
+  bool finish_alone(const Task* task) {
+    std::lock_guard guard(lock_);
+    if (outstanding_tasks.load(std::memory_order_acquire) != 1) return false;
+    for (auto& [state, queue] : queues_) {
+      if (queue.empty() || queue.front().get() != task) continue;
+      const OwnCalls here;
+      [[maybe_unused]] const WorldErrorsReturn world;
+      step(*queue.front(), spare_, true);
+      step_queue(queue);
+      return true;
+    }
+    return false;
+  }
+
+  bool queue_empty(const RunComm* state) {
+    std::lock_guard guard(lock_);
+    auto it = queues_.find(state);
+    return it == queues_.end() || it->second.empty();
+  }
+
+  void drop(const RunComm* state) {
+    std::lock_guard guard(lock_);
+    queues_.erase(state);
+  }
+
+ private:
+  void progress_locked() {
+    const OwnCalls here;
+    [[maybe_unused]] const WorldErrorsReturn world;  // only while leancast's calls run
+    for (auto& [state, queue] : queues_) step_queue(queue);
+  }
+
+  // Steps the first task; each one that finishes lets the next start at once.
+  void step_queue(std::deque<std::shared_ptr<Task>>& queue) {
+    while (!queue.empty() && step(*queue.front(), spare_)) {
+      MPI_Grequest_complete(queue.front()->grequest);
+      queue.pop_front();
+      outstanding_tasks.fetch_sub(1, std::memory_order_release);
+    }
+  }
+
+  // Scratch of finished tasks, for the next ones: a task then allocates nothing for the
+  // executor once these have grown.
+  using Spare = std::vector<std::unique_ptr<ExecutorScratch>>;
+
+  // Makes the task's run and goes as far as it can without completing anything.
+  static void start(Task& task, Spare& spare) {
+    if (spare.empty()) {
+      task.scratch = std::make_unique<ExecutorScratch>();
+    } else {
+      task.scratch = std::move(spare.back());
+      spare.pop_back();
+    }
+    task.run = std::make_unique<BroadcastRun>(task.plan, task.sequence, *task.scratch);
+    task.run->start();
+  }
+
+  // Advances a task (wait: to its end); true once it is done.
+  static bool step(Task& task, Spare& spare, bool wait = false) {
+    if (task.done) return true;
+    if (!task.run) start(task, spare);
+    if (!task.run->advance(wait)) return false;
+    task.outcome = task.run->outcome();
+    task.fallback = task.run->fallback();
+    task.run.reset();
+    spare.push_back(std::move(task.scratch));
+    task.done = true;
+    return true;
+  }
+
+  // The progress thread, started at the first need if MPI allows calls from several threads
+  // at once: at the first task with LEANCAST_PROGRESS_THREAD=1 (`asked`: it then steps
+  // whenever tasks are outstanding and no completion call polls), else at the first
+  // blocking collective entered with tasks outstanding (it then steps while one blocks).
+  // lock_ held.
+  void start_thread_once(bool asked) {
+    if (thread_started_) return;
+    thread_started_ = true;
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (provided != MPI_THREAD_MULTIPLE) {
+      if (asked) {
+        rank0_print(
+            "LEANCAST_PROGRESS_THREAD=1 needs MPI_THREAD_MULTIPLE (MPI_Init_thread); "
+            "nonblocking broadcasts progress in leancast's calls only");
+      }
+      return;
+    }
+    std::thread([this] {
+      for (;;) {
+        std::unique_lock guard(lock_);
+        // Idle while a completion call polls: it steps the tasks itself, and on a node
+        // without a spare core the two would take turns on one.
+        wake_.wait(guard, [this] {
+          return stopping_ ||
+                 (outstanding() && polling_.load(std::memory_order_acquire) == 0 &&
+                  (process_settings().progress_thread ||
+                   blocked_.load(std::memory_order_acquire) > 0));
+        });
+        if (stopping_) return;
+        progress_locked();
+        guard.unlock();
+        // A guest: the tasks may wait on shared memory only, and what they wait for may
+        // need the library's progress on this rank (guest_wait.hpp).
+        library_progress();
+        std::this_thread::yield();
+      }
+    }).detach();
+    stop_at_finalize();
+  }
+
+  // MPI_Finalize deletes MPI_COMM_SELF's attributes first: the thread stops there.
+  void stop_at_finalize() {
+    int keyval = MPI_KEYVAL_INVALID;
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, stop_thread, &keyval, this) == MPI_SUCCESS) {
+      MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
+    }
+  }
+
+  static int stop_thread(MPI_Comm, int, void*, void* engine) {
+    auto* self = static_cast<Engine*>(engine);
+    std::lock_guard guard(self->lock_);
+    self->stopping_ = true;
+    self->wake_.notify_all();
+    return MPI_SUCCESS;
+  }
+
+ public:
+  void wake() { wake_.notify_all(); }
+
+  void blocking_begins() {
+    blocked_.fetch_add(1, std::memory_order_acq_rel);
+    std::lock_guard guard(lock_);
+    start_thread_once(false);
+    wake_.notify_all();
+  }
+  void blocking_ends() { blocked_.fetch_sub(1, std::memory_order_acq_rel); }
+
+  void poll_begins() { polling_.fetch_add(1, std::memory_order_acq_rel); }
+  void poll_ends() {
+    if (polling_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      std::lock_guard guard(lock_);  // the thread is waiting, or sees the new count
+      wake_.notify_all();
+    }
+  }
+
+ private:
+  std::mutex lock_;
+  std::condition_variable wake_;
+  // Per private communicator; kept when empty (a communicator has broadcasts again and
+  // again), dropped when it is freed.
+  std::map<const RunComm*, std::deque<std::shared_ptr<Task>>> queues_;
+  Spare spare_;
+  std::atomic<int> polling_{0};  // completion calls polling now (the thread idles meanwhile)
+  std::atomic<int> blocked_{0};  // threads blocked in the library's collectives now
+  bool thread_started_ = false;
+  bool stopping_ = false;
+};
+
+Engine& engine() {
+  static Engine* the = new Engine;  // never destroyed: the thread may outlive main's statics
+  return *the;
+}
+
+// Runs one broadcast as a task: `record` gets the request that completes with it and the
+// way to its outcome.
+int launch(const BroadcastPlan& plan, RequestRecord& record, std::shared_ptr<Task>* out = nullptr) {
+  std::shared_ptr<Task> task;
+  if (int rc = engine().enqueue(plan, task); rc != MPI_SUCCESS) return rc;
+  record.inner = task->grequest;
+  record.outcome = [task] { return task->done ? &task->outcome : nullptr; };
+  record.finish_alone = [task] { return engine().finish_alone(task.get()); };
+  engine().wake();
+  if (out != nullptr) *out = std::move(task);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int start_nonblocking(const BroadcastPlan& plan, MPI_Request* request) {
+  RequestRecord record;
+  record.comm = plan.call.comm;
+  if (int rc = launch(plan, record); rc != MPI_SUCCESS) return rc;
+  *request = record.inner;
+  remember_request(*request, std::move(record));
+  return MPI_SUCCESS;
+}
+
+int run_waited(const BroadcastPlan& plan, bool& fallback) {
+  RequestRecord record;
+  record.comm = plan.call.comm;
+  std::shared_ptr<Task> task;
+  if (int rc = launch(plan, record, &task); rc != MPI_SUCCESS) return rc;
+  MPI_Request request = record.inner;
+  remember_request(request, std::move(record));
+  const int rc = wait_one(&request, MPI_STATUS_IGNORE);
+  fallback = task->fallback;
+  return rc;
+}
+
+int make_persistent(const BcastCall& call, const BroadcastPlan* plan, MPI_Request* request,
+                    std::function<void()> count) {
+  // The handle: a request MPI knows, inactive, that completes at once if ever started.
+  if (int rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, call.comm, request);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  RequestRecord record;
+  record.comm = call.comm;
+  if (plan != nullptr) {
+    record.start = [plan = *plan](RequestRecord& self) { return launch(plan, self); };
+  } else {
+    record.start = [call, count = std::move(count)](RequestRecord& self) {
+      if (count) count();
+      return pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root, call.comm,
+                                     &self.inner);
+    };
+  }
+  remember_request(*request, std::move(record));
+  return MPI_SUCCESS;
+}
+
+BlockedInLibrary::BlockedInLibrary() { engine().blocking_begins(); }
+BlockedInLibrary::~BlockedInLibrary() { engine().blocking_ends(); }
+
+Polling::Polling() { engine().poll_begins(); }
+Polling::~Polling() { engine().poll_ends(); }
+
+OwnCalls::OwnCalls() : outer_(std::exchange(own_calls, true)) {}
+OwnCalls::~OwnCalls() { own_calls = outer_; }
+bool OwnCalls::active() { return own_calls; }
+
+void progress_tasks() { engine().progress(); }
+
+void complete_outstanding(const RunComm* state) {
+  while (!engine().queue_empty(state)) {
+    engine().progress();
+    library_progress();
+    yield_cpu();
+  }
+}
+
+void forget_comm(const RunComm* state) {
+  complete_outstanding(state);
+  engine().drop(state);
+}
+
+}  // namespace leancast::detail

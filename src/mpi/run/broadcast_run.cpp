@@ -1,0 +1,203 @@
+#include "mpi/run/broadcast_run.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "mpi/base/pass_through.hpp"
+#include "mpi/base/process_settings.hpp"
+#include "mpi/run/shared_window.hpp"
+#include "mpi/base/usage_log.hpp"
+#include "mpi/base/world_errors.hpp"
+
+namespace leancast::detail {
+
+namespace {
+
+// The slot a broadcast through shared memory needs: the same on every rank, so that all of
+// them make or grow the windows at the same broadcast (a rank alone on its node copies
+// nothing, yet takes part).
+std::uint64_t shared_slot(const AlgorithmSpec& spec, std::uint64_t bytes) {
+  const LevelSpec level = spec.algorithm == Algorithm::node_aware ? spec.within_nodes : spec.level();
+  const std::uint64_t segment = level.parameter != 0 ? level.parameter : default_parameter(Algorithm::shm);
+  return std::min(segment, bytes);
+}
+
+}  // namespace
+
+bool chosen_by_auto(const Decision& decision) {
+  return decision.named.algorithm == Algorithm::automatic ||
+         (decision.named.algorithm == Algorithm::node_aware &&
+          decision.named.within_nodes.algorithm == Algorithm::automatic);
+}
+
+BroadcastRun::BroadcastRun(const BroadcastPlan& plan, std::uint32_t sequence,
+                           ExecutorScratch& scratch)
+    : plan_(plan),
+      sequence_(sequence),
+      scratch_(scratch),
+      stage_(uses_shared_memory(plan.decision.algorithm) ? Stage::window : Stage::messages) {
+  // Counted when it is known what runs: for shm once the window is there or not.
+  if (stage_ == Stage::messages) {
+    record_bcast(plan_.decision, plan_.state->size(), plan_.info.bytes, plan_.state->nodes());
+  }
+}
+
+BroadcastRun::~BroadcastRun() {
+  // A library broadcast the others take part in is completed, never dropped.
+  if (library_ != MPI_REQUEST_NULL) PMPI_Wait(&library_, MPI_STATUS_IGNORE);
+}
+
+void BroadcastRun::start() {
+  [[maybe_unused]] const WorldErrorsReturn world;
+  step(false, true);
+}
+
+bool BroadcastRun::advance(bool wait) {
+  [[maybe_unused]] const WorldErrorsReturn world;
+  return step(wait, false);
+}
+
+void BroadcastRun::fail(int code, std::string message) {
+  outcome_ = {code, std::move(message)};
+  messages_.reset();
+  copies_.reset();
+  if (opened_) buffer_.close();
+  stage_ = Stage::done;
+}
+
+// Each stage returns to the loop once it is over; `posting_only` (a nonblocking start)
+// stops before the first completion.
+bool BroadcastRun::step(bool wait, bool posting_only) {
+  for (;;) {
+    switch (stage_) {
+      case Stage::window:
+        if (!window_ready(wait)) return false;
+        continue;
+      case Stage::messages:
+        if (!opened_) open();
+        if (stage_ != Stage::messages) continue;  // the buffer could not be opened
+        if (messages_) {
+          if (posting_only) {
+            messages_->post();
+            return false;
+          }
+          if (!messages_->advance(wait)) return false;
+        }
+        stage_ = plan_.program->shared.empty() ? Stage::done : Stage::copies;
+        if (stage_ == Stage::done) finish();
+        continue;
+      case Stage::copies:
+        if (!copies_) {
+          copies_ = std::make_unique<SharedProgress>(
+              SharedRun{.program = plan_.program.get(),
+                        .buffer = &buffer_,
+                        .window = window_,
+                        .rank = plan_.state->rank(),
+                        .flagged = messages_ && messages_->outcome().code != MPI_SUCCESS});
+        }
+        if (posting_only || !copies_->advance(wait)) return false;
+        finish();
+        continue;
+      case Stage::library: {
+        int done = 1;
+        const int rc = wait ? PMPI_Wait(&library_, MPI_STATUS_IGNORE)
+                            : PMPI_Test(&library_, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) {
+          fail(rc);
+        } else if (!done) {
+          return false;
+        } else {
+          stage_ = Stage::done;
+        }
+        continue;
+      }
+      case Stage::done:
+        return true;
+    }
+  }
+}
+
+// The window with slots for this schedule; false while its exchange goes on (not waiting).
+bool BroadcastRun::window_ready(bool wait) {
+  RunComm& state = *plan_.state;
+  const bool per_node = plan_.decision.algorithm.algorithm == Algorithm::node_aware;
+  std::string why;
+  MPI_Request* waiting = nullptr;
+  int rc = RunComm::kPending;
+  const std::uint64_t slot = std::max(shared_slot(plan_.decision.algorithm, plan_.info.bytes),
+                                      plan_.program->largest_shared);
+  while ((rc = state.shared_window(per_node, slot, window_, why, waiting)) ==
+         RunComm::kPending) {
+    if (!wait) return false;
+    PMPI_Wait(waiting, MPI_STATUS_IGNORE);
+  }
+  if (rc == MPI_SUCCESS) {
+    record_bcast(plan_.decision, state.size(), plan_.info.bytes, state.nodes());
+    stage_ = Stage::messages;
+    return true;
+  }
+  if (rc == MPI_ERR_UNSUPPORTED_OPERATION && chosen_by_auto(plan_.decision)) {
+    record_bcast({Algorithm::mpi, plan_.decision.named, "auto (no shared memory for shm)"},
+                 state.size(), plan_.info.bytes, state.nodes());
+    if (plan_.blocking) {
+      fallback_ = true;
+      stage_ = Stage::done;
+      return true;
+    }
+    const BcastCall& call = plan_.call;
+    if (int started = pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root,
+                                              state.comm(), &library_);
+        started != MPI_SUCCESS) {
+      fail(started);
+      return true;
+    }
+    stage_ = Stage::library;
+    return true;
+  }
+  record_bcast(plan_.decision, state.size(), plan_.info.bytes, state.nodes());
+  fail(rc, why.empty() ? why : "leancast: " + why);
+  return true;
+}
+
+void BroadcastRun::open() {
+  opened_ = true;
+  const RunComm& state = *plan_.state;
+  const BcastCall& call = plan_.call;
+  const bool is_root = state.rank() == call.root;
+  if (int rc = buffer_.open(call.buf, call.count, call.type, plan_.info, is_root, state.comm());
+      rc != MPI_SUCCESS) {
+    opened_ = false;
+    fail(rc);
+    return;
+  }
+  if (plan_.program->operations.empty()) return;
+  const Settings& settings = process_settings();
+  const Execution execution{.program = plan_.program.get(),
+                            .buffer = &buffer_,
+                            .comm = state.comm(),
+                            .rank = state.rank(),
+                            .bytes = plan_.info.bytes,
+                            .holds_all = is_root,
+                            .signature = plan_.program->signature,
+                            .sequence = sequence_,
+                            .sequence_mask = state.sequence_mask(),
+                            .window = settings.window,
+                            .send_window = settings.send_window,
+                            .lookahead = plan_.executor.lookahead,
+                            .scratch = &scratch_};
+  messages_ = plan_.executor.kind == ExecutorSpec::Kind::rounds ? rounds_run(execution)
+                                                                : dataflow_run(execution);
+}
+
+void BroadcastRun::finish() {
+  const Outcome sent = messages_ ? messages_->outcome() : Outcome{};
+  outcome_ = sent.code != MPI_SUCCESS ? sent : copies_ ? copies_->outcome() : Outcome{};
+  // A receiver unpacks what it has even after an error: MPI leaves the buffer's content
+  // undefined then, and the error says so.
+  if (int rc = buffer_.close(); rc != MPI_SUCCESS && outcome_.code == MPI_SUCCESS) outcome_.code = rc;
+  messages_.reset();
+  copies_.reset();
+  stage_ = Stage::done;
+}
+
+}  // namespace leancast::detail

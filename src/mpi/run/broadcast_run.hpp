@@ -1,0 +1,121 @@
+// One broadcast that leancast runs by its schedule, from the moment it is decided to its
+// end: the one run path behind blocking, nonblocking and persistent broadcasts. A blocking
+// call runs it to the end at once (advance(true)); a nonblocking one is a task that the
+// completion calls and the progress thread advance (advance(false), nonblocking.hpp).
+//
+// Stages, each entered once the one before is over:
+//  1. shared memory, where the schedule has shared-memory phases: the window is there, or
+//     is made or grown by an exchange of nonblocking collectives (shared_window.hpp);
+//     where it cannot be had and auto chose shm, the library's broadcast runs instead:
+//     for a blocking call the caller's MPI_Bcast on the user's communicator (fallback()),
+//     else MPI_Ibcast on the private one, where the ranks' other broadcasts keep their order;
+//  2. this rank's messages, through the run's executor (MessageRun);
+//  3. its shared-memory copies (SharedProgress);
+//  4. the buffer closes (a packed type unpacks what is left).
+// No stage waits for another rank unless advance(true) asks it to; a rank waiting on shared
+// memory keeps the library moving (guest_wait.hpp).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+
+#include <string>
+
+#include "mpi/run/byte_buffer.hpp"
+#include "mpi/run/executor.hpp"
+#include "mpi/run/program.hpp"
+#include "select/decide.hpp"
+
+namespace leancast::detail {
+
+// The arguments of one MPI_Bcast (or MPI_Bcast_c: the count may exceed INT_MAX).
+struct BcastCall {
+  void* buf;
+  MPI_Count count;
+  MPI_Datatype type;
+  int root;
+  MPI_Comm comm;
+};
+
+class SharedWindow;
+
+// What a run needs of its communicator's private state (mpi/comm/private_comm.hpp
+// implements it; this layer knows nothing above itself).
+class RunComm {
+ public:
+  virtual ~RunComm() = default;
+  virtual MPI_Comm comm() const = 0;  // the private duplicate
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual const std::shared_ptr<const NodeMap>& nodes() const = 0;
+  // The sequence number of the next broadcast that runs a schedule here, and the mask of
+  // the tag bits that carry it (broadcast_tag.hpp; 0: none).
+  virtual std::uint32_t next_sequence() = 0;
+  virtual std::uint32_t sequence_mask() const = 0;
+  // The shared window of the communicator (per_node: of this rank's node) with slots of at
+  // least `slot_bytes`, made or grown without waiting: kPending while its exchange goes on
+  // (`waiting`: what it waits for), MPI_SUCCESS with `out`, or an error with `why`.
+  static constexpr int kPending = -1;
+  virtual int shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out,
+                            std::string& why, MPI_Request*& waiting) = 0;
+};
+
+// A broadcast as the front end (bcast.cpp) decided it: a concrete algorithm, not the
+// library's.
+struct BroadcastPlan {
+  BcastCall call;
+  RunComm* state = nullptr;
+  TypeInfo info;
+  Decision decision;
+  std::shared_ptr<const Program> program;
+  ExecutorSpec executor;  // the algorithm's own, else the process's
+  bool blocking = false;  // a blocking call: a fallback is the caller's MPI_Bcast
+};
+
+class BroadcastRun {
+ public:
+  // `sequence`: the broadcast's number on its communicator, taken when it was called;
+  // `scratch`: the executor's buffers, kept by the caller while the run lives.
+  BroadcastRun(const BroadcastPlan& plan, std::uint32_t sequence, ExecutorScratch& scratch);
+  ~BroadcastRun();
+  BroadcastRun(const BroadcastRun&) = delete;
+  BroadcastRun& operator=(const BroadcastRun&) = delete;
+
+  // What a nonblocking start does: goes as far as it can without completing a message.
+  void start();
+  // True once the broadcast is over on this rank (outcome() says how).
+  bool advance(bool wait);
+  const Outcome& outcome() const { return outcome_; }
+  // The schedule could not run (no shared memory where auto chose shm) and the caller of a
+  // blocking broadcast runs the library's MPI_Bcast instead.
+  bool fallback() const { return fallback_; }
+
+ private:
+  enum class Stage { window, messages, copies, library, done };
+  bool step(bool wait, bool posting_only);
+  bool window_ready(bool wait);
+  void open();
+  void finish();
+  void fail(int code, std::string message = {});
+
+  BroadcastPlan plan_;
+  std::uint32_t sequence_;
+  ExecutorScratch& scratch_;
+  Stage stage_;
+  SharedWindow* window_ = nullptr;
+  ByteBuffer buffer_;
+  bool opened_ = false;
+  std::unique_ptr<MessageRun> messages_;
+  std::unique_ptr<SharedProgress> copies_;
+  MPI_Request library_ = MPI_REQUEST_NULL;
+  bool fallback_ = false;
+  Outcome outcome_;
+};
+
+// Whether auto (or a node-aware level left to it) chose the decision's algorithm: then
+// shared memory that cannot be had means the library's broadcast, not an error.
+bool chosen_by_auto(const Decision& decision);
+
+}  // namespace leancast::detail

@@ -1,0 +1,133 @@
+// The shared-memory executor: a rank's operations of shared-memory phases (the shm
+// algorithm, and node-aware's within-node level when it is shm), through a SharedWindow.
+//
+//  - The writer (the rank whose operations send) copies each segment into its slot once,
+//    whatever the number of readers (Program keeps one send per segment).
+//    Before it reuses a slot it waits until every member has done the segment that was
+//    there. It packs a non-contiguous buffer's piece (ByteBuffer::prepare) just before it
+//    copies it, so the root packs once and overlaps packing with the readers' copies.
+//  - A reader waits for each of its receives' segments to be published, checks that the
+//    segment is the one its own view of the broadcast expects (signature, byte range,
+//    writer), copies it out, unpacks, and says it is done with it.
+//  - Waiting (wait_until, guest_wait.hpp) calls into the MPI library between looks, so
+//    that the process's other MPI operations move while it waits (the rank this one waits
+//    for may be waiting for one of them), and yields after spinning briefly, so that an
+//    oversubscribed node lets the rank it waits for run. A nonblocking broadcast never waits: SharedProgress stops
+//    at the first slot that is not ready and goes on from there at its next step.
+// Errors: a reader that finds another broadcast's segment, or a segment its writer flagged
+// (a node-aware leader that received bad data), returns an error; it still takes every
+// segment it expects, as the message executor completes its schedule. Ranks that disagree
+// on how many segments there are can wait forever, as they can under MPI_Bcast
+// (docs/errors.md).
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "mpi/run/executor.hpp"
+#include "mpi/base/guest_wait.hpp"
+#include "mpi/run/shared_window.hpp"
+
+namespace leancast::detail {
+
+namespace {
+
+// ready() now, or (wait) once it holds.
+template <class Ready>
+bool when_ready(bool wait, Ready ready) {
+  if (ready()) return true;
+  if (!wait) return false;
+  wait_until(ready);
+  return true;
+}
+
+}  // namespace
+
+SharedProgress::SharedProgress(const SharedRun& run)
+    : run_(run), segment_(run.program->shared.empty() ? 0 : run.window->segments()) {}
+
+void SharedProgress::fail(int code, std::string message) {
+  if (outcome_.code == MPI_SUCCESS) outcome_ = {code, std::move(message)};
+}
+
+bool SharedProgress::advance(bool wait) {
+  const std::vector<Operation>& ops = run_.program->shared;
+  if (next_ >= ops.size()) return true;
+  const bool done = ops.front().direction == Direction::send ? write(wait) : read(wait);
+  if (done) run_.window->segments() = segment_;
+  return done;
+}
+
+bool SharedProgress::write(bool wait) {
+  SharedWindow& window = *run_.window;
+  const std::vector<Operation>& ops = run_.program->shared;
+  for (; next_ < ops.size(); ++next_, ++segment_) {
+    const Operation& op = ops[next_];
+    if (segment_ >= kSharedSlots) {
+      // The slot is free once every member has done the segment that was there.
+      const std::uint64_t needed = segment_ - kSharedSlots + 1;
+      const bool free = when_ready(wait, [&] {
+        for (int m = 0; m < window.members(); ++m) {
+          if (m != window.member() &&
+              window.consumed(m).load(std::memory_order_acquire) < needed) {
+            return false;
+          }
+        }
+        return true;
+      });
+      if (!free) return false;
+    }
+    if (int rc = run_.buffer->prepare(op.bytes); rc != MPI_SUCCESS) {
+      fail(rc, "leancast: shm: packing the root's buffer failed");
+    }
+    SlotHeader& header = window.header(segment_);
+    std::memcpy(window.data(segment_), run_.buffer->data() + op.bytes.offset, op.bytes.length);
+    header.signature = static_cast<std::uint64_t>(run_.program->signature);
+    header.offset = op.bytes.offset;
+    header.length = op.bytes.length;
+    header.writer = window.member();
+    header.flagged = run_.flagged || outcome_.code != MPI_SUCCESS ? 1 : 0;
+    std::atomic_ref<std::uint64_t>(header.published).store(segment_ + 1, std::memory_order_release);
+  }
+  window.consumed(window.member()).store(segment_, std::memory_order_release);
+  return true;
+}
+
+bool SharedProgress::read(bool wait) {
+  SharedWindow& window = *run_.window;
+  const std::vector<Operation>& ops = run_.program->shared;
+  for (; next_ < ops.size(); ++next_) {
+    const Operation& op = ops[next_];
+    SlotHeader& header = window.header(segment_);
+    std::atomic_ref<std::uint64_t> published(header.published);
+    const std::uint64_t wanted = segment_ + 1;
+    if (!when_ready(wait, [&] { return published.load(std::memory_order_acquire) >= wanted; })) {
+      return false;
+    }
+    const int writer = window.member_of(op.peer);
+    if (header.signature != static_cast<std::uint64_t>(run_.program->signature) ||
+        header.writer != writer || header.offset != op.bytes.offset ||
+        header.length != op.bytes.length) {
+      fail(MPI_ERR_TRUNCATE,
+           fmt::format("leancast: rank {}: shm: expected bytes [{}, {}) of its broadcast from rank {}, and "
+                       "the shared window holds bytes [{}, {}) of another broadcast (from member "
+                       "{}): the ranks disagree on the root, count or algorithm",
+                       run_.rank, op.bytes.offset, op.bytes.offset + op.bytes.length, op.peer,
+                       header.offset, header.offset + header.length, header.writer));
+    } else {
+      if (header.flagged) {
+        fail(MPI_ERR_OTHER, fmt::format("leancast: rank {}: shm: the data comes from rank {}, which saw an "
+                                        "error earlier in this broadcast",
+                                        run_.rank, op.peer));
+      }
+      std::memcpy(run_.buffer->data() + op.bytes.offset, window.data(segment_), op.bytes.length);
+      if (int rc = run_.buffer->received(op.bytes); rc != MPI_SUCCESS) {
+        fail(rc, "leancast: shm: unpacking into the receive buffer failed");
+      }
+    }
+    ++segment_;
+    window.consumed(window.member()).store(segment_, std::memory_order_release);
+  }
+  return true;
+}
+
+}  // namespace leancast::detail

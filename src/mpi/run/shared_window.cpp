@@ -1,0 +1,199 @@
+#include "mpi/run/shared_window.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace leancast::detail {
+
+namespace {
+
+constexpr std::uint64_t kMinSlotBytes = 4096;
+
+std::atomic<std::size_t> mappings_alive{0};
+
+// A name no other object on the machine has: the process and a count.
+std::string fresh_name() {
+  static std::atomic<unsigned> made{0};
+  return fmt::format("/leancast-{}-{}", static_cast<long>(getpid()), made.fetch_add(1));
+}
+
+// Maps the object `fd` names; the descriptor is closed either way. errno on failure.
+int map(int fd, std::uint64_t bytes, SharedMapping& out) {
+  void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const int failed = base == MAP_FAILED ? errno : 0;
+  close(fd);
+  if (failed == 0) out = SharedMapping(base, bytes);
+  return failed;
+}
+
+}  // namespace
+
+SharedMapping::SharedMapping(void* base, std::size_t bytes)
+    : base_(static_cast<std::byte*>(base)), bytes_(bytes) {
+  mappings_alive.fetch_add(1);
+}
+
+SharedMapping::SharedMapping(SharedMapping&& other) noexcept
+    : base_(std::exchange(other.base_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+
+SharedMapping& SharedMapping::operator=(SharedMapping&& other) noexcept {
+  if (this != &other) {
+    this->~SharedMapping();
+    base_ = std::exchange(other.base_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+SharedMapping::~SharedMapping() {
+  if (base_ == nullptr) return;
+  munmap(base_, bytes_);
+  base_ = nullptr;
+  mappings_alive.fetch_sub(1);
+}
+
+std::size_t shared_windows_alive() { return mappings_alive.load(); }
+
+SharedWindow::SharedWindow(std::vector<int> ranks, int member)
+    : ranks_(std::move(ranks)), member_(member) {}
+
+int SharedWindow::member_of(int rank) const {
+  const auto it = std::find(ranks_.begin(), ranks_.end(), rank);
+  return it == ranks_.end() ? -1 : static_cast<int>(it - ranks_.begin());
+}
+
+std::uint64_t SharedWindow::rounded_slot(std::uint64_t bytes) {
+  return std::bit_ceil(std::max(bytes, kMinSlotBytes));
+}
+
+std::uint64_t SharedWindow::bytes_for(int members, std::uint64_t slot_bytes) {
+  return sizeof(MemberLine) * static_cast<std::uint64_t>(members) +
+         sizeof(SlotHeader) * kSharedSlots + slot_bytes * kSharedSlots;
+}
+
+void SharedWindow::install(SharedMapping memory, std::uint64_t slot_bytes) {
+  memory_ = std::move(memory);
+  std::byte* bytes = memory_.base();
+  lines_ = reinterpret_cast<MemberLine*>(bytes);
+  headers_ = reinterpret_cast<SlotHeader*>(bytes + sizeof(MemberLine) * ranks_.size());
+  data_ = bytes + sizeof(MemberLine) * ranks_.size() + sizeof(SlotHeader) * kSharedSlots;
+  slot_bytes_ = slot_bytes;
+  segments_ = 0;
+}
+
+WindowSetup::WindowSetup(MPI_Comm comm, int rank, SharedWindow& window, std::uint64_t slot_bytes)
+    : comm_(comm), rank_(rank), window_(window), slot_bytes_(slot_bytes) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  all_.resize(static_cast<std::size_t>(size));
+  mine_.rank = rank;
+  mine_.bytes = static_cast<std::int64_t>(SharedWindow::bytes_for(window.members(), slot_bytes));
+  if (window.member() == 0) create();
+  if (int rc = PMPI_Iallgather(&mine_, sizeof mine_, MPI_BYTE, all_.data(), sizeof mine_, MPI_BYTE,
+                              comm_, &request_);
+      rc != MPI_SUCCESS) {
+    error_ = rc;
+    phase_ = 2;
+  }
+}
+
+WindowSetup::~WindowSetup() {
+  // A collective cannot be cancelled: one the others take part in is completed.
+  if (request_ != MPI_REQUEST_NULL) PMPI_Wait(&request_, MPI_STATUS_IGNORE);
+  if (mine_.name[0] != '\0') shm_unlink(mine_.name);
+}
+
+// The group's first member: the object, at its full size (posix_fallocate: a /dev/shm
+// too small fails here, not with SIGBUS at the first copy), zeroed by the system.
+void WindowSetup::create() {
+  const std::string name = fresh_name();
+  const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  if (fd < 0) {
+    mine_.error = errno;
+    return;
+  }
+  std::snprintf(mine_.name, sizeof mine_.name, "%s", name.c_str());
+  int failed = posix_fallocate(fd, 0, mine_.bytes);
+  if (failed == EOPNOTSUPP || failed == EINVAL) failed = ftruncate(fd, mine_.bytes) == 0 ? 0 : errno;
+  if (failed != 0) {
+    close(fd);
+    mine_.error = failed;
+    return;
+  }
+  mine_.error = map(fd, static_cast<std::uint64_t>(mine_.bytes), mapped_);
+}
+
+// The other members: the first member's object, by the name it sent.
+void WindowSetup::open_leader() {
+  const Record& leader = all_[static_cast<std::size_t>(window_.rank_of(0))];
+  if (leader.error != 0 || leader.name[0] == '\0') {
+    why_ = fmt::format("shm: rank {} could not make {} bytes of shared memory: {}", leader.rank,
+                       leader.bytes, std::strerror(leader.error));
+    return;
+  }
+  if (window_.member() == 0) return;  // mapped it when it made it
+  const int fd = shm_open(leader.name, O_RDWR, 0);
+  const int failed = fd < 0 ? errno : map(fd, static_cast<std::uint64_t>(leader.bytes), mapped_);
+  if (failed != 0) {
+    why_ = fmt::format("shm: ranks that would broadcast through one shared window do not share "
+                       "memory (rank {} cannot map rank {}'s {}: {}); shm works within one node, "
+                       "node-aware:BETWEEN/shm across nodes",
+                       rank_, leader.rank, leader.name, std::strerror(failed));
+  }
+}
+
+bool WindowSetup::step() {
+  if (phase_ == 2) return true;
+  int done = 0;
+  if (int rc = PMPI_Test(&request_, &done, MPI_STATUS_IGNORE); rc != MPI_SUCCESS) {
+    error_ = rc;
+    phase_ = 2;
+    return true;
+  }
+  if (!done) return false;
+  if (phase_ == 0) {
+    open_leader();
+    ok_ = mapped_ ? 1 : 0;
+    if (int rc = PMPI_Iallreduce(&ok_, &everywhere_, 1, MPI_INT, MPI_MIN, comm_, &request_);
+        rc != MPI_SUCCESS) {
+      error_ = rc;
+      phase_ = 2;
+      return true;
+    }
+    phase_ = 1;
+    return false;
+  }
+  finish();
+  phase_ = 2;
+  return true;
+}
+
+void WindowSetup::finish() {
+  // Every member has mapped the object or failed to: its name can go.
+  if (mine_.name[0] != '\0') shm_unlink(mine_.name);
+  mine_.name[0] = '\0';
+  if (everywhere_) {
+    window_.install(std::move(mapped_), slot_bytes_);
+    return;
+  }
+  mapped_ = SharedMapping();
+  error_ = MPI_ERR_UNSUPPORTED_OPERATION;
+  if (why_.empty()) {
+    why_ = "shm: another rank of the communicator could not map its group's shared memory "
+           "(ranks on several nodes, or no room in /dev/shm); shm works within one node, "
+           "node-aware:BETWEEN/shm across nodes";
+  }
+}
+
+}  // namespace leancast::detail
