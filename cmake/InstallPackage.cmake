@@ -57,6 +57,8 @@ foreach(tool leancast-plan leancast-bench leancast-packing-bench leancast-job-be
 endforeach()
 install(PROGRAMS tools/tune/leancast-tune DESTINATION ${LEANCAST_TOOLS_DIR}
         COMPONENT ${LEANCAST_FLAVOR})
+install(DIRECTORY tools/tune/leancast_tune DESTINATION ${LEANCAST_TOOLS_DIR}
+        COMPONENT ${LEANCAST_FLAVOR} FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 list(APPEND LEANCAST_INSTALLED_TOOLS leancast-tune)
 file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/install-links/leancast-tune.${LEANCAST_FLAVOR}
      CONTENT "#!/bin/sh\n# leancast-tune with the @LEANCAST_FLAVOR@ leancast-bench.\nexec \"$(dirname \"$(readlink -f \"$0\")\")/@LEANCAST_BIN_TO_TOOLS@/leancast-tune\" \"$@\"\n"

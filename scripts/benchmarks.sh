@@ -48,4 +48,5 @@ for f in "$out"/*.json; do
   mv "$out/summary.md" "${f%.json}.md"
 done
 tools/report/leancast-report "$out"/openmpi-p{2,3,4}.json --out-dir "$out/openmpi-procs" >/dev/null
+rm -f "$out"/openmpi-p{2,3,4}.md   # the same tables are in openmpi-procs/summary.md
 echo "wrote $out"

@@ -1,14 +1,15 @@
 #!/usr/bin/python3
-"""The README's one plot: leancast's broadcasts against the MPI library's MPI_Bcast, from a
-real measurement already in the repository (no simulation):
+"""The plot the README showed until issue 27, now in docs/benchmarks.md: leancast's
+broadcasts against the MPI library's MPI_Bcast, from a real measurement already in the
+repository (no simulation):
 
     docs/benchmarks/executor/sendwindow-openmpi-p4-s4.json
 
 Open MPI 4.1.4, P = 4 on the 2-core VM (oversubscribed), leancast-bench's paper method
 (barrier, 30 back-to-back broadcasts, slowest rank's time), 5 interleaved repetitions,
-dataflow executor with LEANCAST_SEND_WINDOW=4 (today's default). Bars: the median over
-repetitions of MPI_Bcast time / leancast time taken within each repetition (> 1: leancast
-faster); whiskers: min-max over the repetitions.
+unbounded dataflow executor with LEANCAST_SEND_WINDOW=4 (the default before issue 26).
+Bars: the median over repetitions of MPI_Bcast time / leancast time taken within each
+repetition (> 1: leancast faster); whiskers: min-max over the repetitions.
 
 Usage: /usr/bin/python3 scripts/readme-plot.py [JSON] [PNG]
    (default: the file above -> docs/figures/readme-speedup.png)

@@ -186,6 +186,30 @@ std::optional<Prediction> predict(const leancast::PlanTotals& totals,
                     leancast::lower_bound_seconds(totals.shape, model)};
 }
 
+// The registry's rows, for scripts: what leancast-tune derives its candidates from.
+nlohmann::ordered_json registry_json() {
+  static constexpr const char* kKinds[] = {"none", "segment_bytes", "radix", "block_count", "levels"};
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const leancast::AlgorithmInfo& info : leancast::algorithm_registry()) {
+    nlohmann::ordered_json tuned = nlohmann::ordered_json::array();
+    for (std::string_view name : leancast::tuned_names(info)) tuned.push_back(name);
+    const bool levels = info.parameter == leancast::ParameterKind::levels;
+    rows.push_back({{"name", info.name},
+                    {"alias", info.alias},
+                    {"parameter", kKinds[static_cast<int>(info.parameter)]},
+                    {"default", info.default_parameter},
+                    {"min", info.min_parameter},
+                    {"max", info.max_parameter},
+                    {"description", info.description},
+                    {"concrete", info.concrete},
+                    {"flat", leancast::is_flat(info)},
+                    {"shared_memory", info.concrete && !levels &&
+                                          leancast::uses_shared_memory(AlgorithmSpec(info.algorithm))},
+                    {"tuned", tuned}});
+  }
+  return rows;
+}
+
 nlohmann::ordered_json model_json(const leancast::CostModel& model) {
   nlohmann::ordered_json json{{"alpha", model.alpha}, {"beta", model.beta}};
   if (model.ranks_per_node > 0) {
@@ -275,20 +299,26 @@ int main(int argc, char** argv) {
   bool compare_all = false;
   app.add_option("-a,--algorithm", algorithm_name,
                  "algorithm, NAME or NAME:PARAMETER: " + leancast::algorithm_names());
-  // For scripts: every accepted name, one a line, in the registry's order (auto and mpi too).
-  app.add_flag_callback("--list-algorithms", [] {
-       for (const leancast::AlgorithmInfo& info : leancast::algorithm_registry()) {
-         fmt::print("{}\n", info.name);
+  // For scripts: every accepted name, one a line, in the registry's order (auto and mpi
+  // too); with --json (given first) the rows themselves, which leancast-tune reads.
+  app.add_flag("--json", json, "print the totals as JSON (with --list-algorithms: the registry)")
+      ->trigger_on_parse();
+  app.add_flag_callback("--list-algorithms", [&json] {
+       if (json) {
+         fmt::print("{}\n", registry_json().dump(2));
+       } else {
+         for (const leancast::AlgorithmInfo& info : leancast::algorithm_registry()) {
+           fmt::print("{}\n", info.name);
+         }
        }
        throw CLI::Success();
-     }, "print every algorithm name, one a line, and exit")
+     }, "print every algorithm name, one a line (--json first: the registry's rows), and exit")
       ->trigger_on_parse();
   app.footer("Algorithms (NAME[:PARAMETER]):\n" + leancast::algorithm_help());
   app.add_option("-p,--procs", procs, "number of processes")->required()->check(CLI::Range(1, 10000000));
   app.add_option("-r,--root", root, "root rank (default 0)");
   app.add_option("-b,--bytes", bytes_text, "message size in bytes (suffix K, M or G: base 2)")
       ->required();
-  app.add_flag("--json", json, "print the totals as JSON");
   app.add_flag("--steps", steps, fmt::format("print the round-by-round table (default for P <= {})",
                                              kDefaultTableProcs));
   app.add_flag("--no-steps", no_steps, "do not print the table");

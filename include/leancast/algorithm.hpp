@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace leancast {
 
@@ -139,7 +140,24 @@ struct AlgorithmInfo {
   std::uint64_t max_parameter = 0;
   std::string_view description;  // one line, for help texts
   bool concrete = false;         // has a schedule of its own: all but auto and mpi
+  // The specs tuners measure of this algorithm, comma-separated ("" if none): the parameters
+  // that won somewhere (docs/auto.md); for node-aware, the level pairs. Online tuning and
+  // leancast-tune (via `leancast-plan --list-algorithms --json`) take their candidates here.
+  std::string_view tuned;
 };
+
+// Whether `info` is a flat algorithm: one schedule over all ranks (concrete, not node-aware).
+bool is_flat(const AlgorithmInfo& info);
+
+// Every flat algorithm, in the registry's order.
+std::vector<Algorithm> flat_algorithms();
+
+// `info.tuned` split at its commas, as written there ("pipeline-chain", not ":64K").
+std::vector<std::string_view> tuned_names(const AlgorithmInfo& info);
+
+// The specs tuners measure (the rows' `tuned` lists, parsed), in the registry's order: the
+// flat ones, or the node-aware pairs.
+std::vector<AlgorithmSpec> tuned_specs(bool node_aware);
 
 // Every row of the registry, in its order (auto first, mpi last).
 std::span<const AlgorithmInfo> algorithm_registry();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include <leancast/schedule.hpp>
 
@@ -13,6 +14,12 @@ namespace leancast::detail {
 // against the row's range first; 0 for algorithms without one).
 using ScheduleFunction = RankSchedule (*)(const BcastShape& shape, int rank,
                                           std::uint64_t parameter);
+
+// `value` as parameters are written: segment sizes that are whole K, M or G with the suffix.
+std::string parameter_text(ParameterKind kind, std::uint64_t value);
+
+// The registry row's schedule function (null for auto, mpi and node-aware).
+ScheduleFunction schedule_function(Algorithm algorithm);
 
 // node-aware composes two other schedules by its levels, so make_schedule calls it
 // itself. `spec`: node_aware with both levels resolved (no auto left).

@@ -62,56 +62,68 @@ struct Row {
 
 using enum ParameterKind;
 
-// {algorithm, name, alias, parameter kind, default, min, max, description, concrete},
-// schedule. Rows in the order of concrete_algorithms() and of the help texts.
+// {algorithm, name, alias, parameter kind, default, min, max, description, concrete, tuned},
+// schedule. `tuned`: what tuners measure (the parameters that won somewhere on the models and
+// the real node, docs/auto.md); hypercube, split-binary-tree and scatter-ring never did. Rows in the order of concrete_algorithms() and of the help texts.
 constexpr Row kRows[] = {
     {{Algorithm::automatic, "auto", "", none, 0, 0, 0,
       "leancast's tuning table, else the MPI library's MPI_Bcast (docs/auto.md)"}},
     {{Algorithm::linear, "linear", "", none, 0, 0, 0,
-      "the root sends the buffer to every rank, all sends at once", true},
+      "the root sends the buffer to every rank, all sends at once", true, "linear"},
      LEANCAST_SCHEDULE_WITHOUT_PARAMETER(linear_schedule)},
     {{Algorithm::binomial, "binomial", "", none, 0, 0, 0,
-      "MPICH's binomial tree, far subtrees first", true},
+      "MPICH's binomial tree, far subtrees first", true, "binomial"},
      LEANCAST_SCHEDULE_WITHOUT_PARAMETER(binomial_schedule)},
     {{Algorithm::hypercube, "hypercube", "", none, 0, 0, 0,
       "round i: relative ranks below 2^i send to rank + 2^i", true},
      LEANCAST_SCHEDULE_WITHOUT_PARAMETER(hypercube_schedule)},
     {{Algorithm::scatter_doubling, "scatter-doubling", "", none, 0, 0, 0,
-      "binomial scatter + recursive-doubling allgather", true},
+      "binomial scatter + recursive-doubling allgather", true, "scatter-doubling"},
      LEANCAST_SCHEDULE_WITHOUT_PARAMETER(scatter_doubling_schedule)},
     {{Algorithm::scatter_ring, "scatter-ring", "native", none, 0, 0, 0,
       "binomial scatter + enclosed ring allgather (MPICH, the paper's native)", true},
      LEANCAST_SCHEDULE_WITHOUT_PARAMETER(scatter_ring_schedule)},
     {{Algorithm::scatter_ring_tuned, "scatter-ring-tuned", "opt", none, 0, 0, 0,
-      "binomial scatter + non-enclosed ring: no chunk a rank holds (the paper's opt)", true},
+      "binomial scatter + non-enclosed ring: no chunk a rank holds (the paper's opt)", true,
+      "scatter-ring-tuned"},
      LEANCAST_SCHEDULE_WITHOUT_PARAMETER(scatter_ring_tuned_schedule)},
     {{Algorithm::pipeline_chain, "pipeline-chain", "", segment_bytes, kDefaultSegmentBytes, 1,
-      kMaxSegmentBytes, "root -> root+1 -> ..., the message in pipelined segments", true},
+      kMaxSegmentBytes, "root -> root+1 -> ..., the message in pipelined segments", true,
+      "pipeline-chain:16K,pipeline-chain"},
      LEANCAST_SCHEDULE(pipeline_chain_schedule)},
     {{Algorithm::pipeline_binary_tree, "pipeline-binary-tree", "", segment_bytes,
       kDefaultSegmentBytes, 1, kMaxSegmentBytes,
-      "binary tree in preorder layout, the segments pipelined", true},
+      "binary tree in preorder layout, the segments pipelined", true,
+      "pipeline-binary-tree:16K,pipeline-binary-tree"},
      LEANCAST_SCHEDULE(pipeline_binary_tree_schedule)},
     {{Algorithm::split_binary_tree, "split-binary-tree", "", segment_bytes, kDefaultSegmentBytes,
       1, kMaxSegmentBytes, "a half pipelined down each of the root's subtrees, then swapped", true},
      LEANCAST_SCHEDULE(split_binary_tree_schedule)},
     {{Algorithm::two_tree, "two-tree", "", segment_bytes, kDefaultSegmentBytes, 1,
-      kMaxSegmentBytes, "half of the segments pipelined down each of two binary trees", true},
+      kMaxSegmentBytes, "half of the segments pipelined down each of two binary trees", true,
+      "two-tree:16K,two-tree"},
      LEANCAST_SCHEDULE(two_tree_schedule)},
     {{Algorithm::knomial, "knomial", "", radix, kDefaultRadix, 2, kMaxRadix,
-      "the binomial tree in base RADIX", true},
+      "the binomial tree in base RADIX", true, "knomial:8"},
      LEANCAST_SCHEDULE(knomial_schedule)},
     // 0 blocks, the default: as many as 64 KiB segments (circulant.cpp).
     {{Algorithm::circulant, "circulant", "", block_count, 0, 1, kMaxBlocks,
-      "Traeff's round-optimal schedule of BLOCKS blocks on a circulant graph", true},
+      "Traeff's round-optimal schedule of BLOCKS blocks on a circulant graph", true,
+      "circulant"},
      LEANCAST_SCHEDULE(circulant_schedule)},
     {{Algorithm::shm, "shm", "", segment_bytes, kDefaultShmSegmentBytes, 1, kMaxShmSegmentBytes,
       "within one node: the root copies each segment into shared memory once, all copy out",
-      true},
+      true, "shm:16K,shm:64K"},
      LEANCAST_SCHEDULE(shm_schedule)},
     // Composes two schedules by its levels, not a parameter: make_schedule calls it.
     {{Algorithm::node_aware, "node-aware", "", levels, 0, 0, 0,
-      "BETWEEN among one leader per node, then WITHIN each node (default auto/auto)", true}},
+      "BETWEEN among one leader per node, then WITHIN each node (default auto/auto)", true,
+      "node-aware:binomial/binomial,node-aware:knomial:8/binomial,"
+      "node-aware:pipeline-binary-tree:16K/binomial,"
+      "node-aware:pipeline-chain:16K/pipeline-chain:16K,node-aware:pipeline-chain/pipeline-chain,"
+      "node-aware:two-tree/pipeline-chain,node-aware:circulant/pipeline-chain,"
+      "node-aware:binomial/linear,node-aware:two-tree:16K/linear,"
+      "node-aware:scatter-ring-tuned/linear,node-aware:binomial/shm:64K"}},
     {{Algorithm::mpi, "mpi", "", none, 0, 0, 0,
       "the MPI library's own MPI_Bcast (PMPI_Bcast); no schedule"}},
 };
@@ -174,6 +186,18 @@ const Row& row(Algorithm algorithm) {
                               std::to_string(static_cast<int>(algorithm)));
 }
 
+// "64K" for segment sizes that are whole K, M or G; else the number.
+std::string parameter_text(ParameterKind kind, std::uint64_t value) {
+  if (kind == segment_bytes) {
+    for (auto [shift, suffix] : {std::pair{30, "G"}, std::pair{20, "M"}, std::pair{10, "K"}}) {
+      if (value >= (std::uint64_t{1} << shift) && value % (std::uint64_t{1} << shift) == 0) {
+        return std::to_string(value >> shift) + suffix;
+      }
+    }
+  }
+  return std::to_string(value);
+}
+
 namespace {
 
 // "the segment size", "the radix", "the block count".
@@ -186,16 +210,6 @@ std::string_view what_of(ParameterKind kind) {
   }
 }
 
-std::string parameter_text(ParameterKind kind, std::uint64_t value) {
-  if (kind == segment_bytes) {
-    for (auto [shift, suffix] : {std::pair{30, "G"}, std::pair{20, "M"}, std::pair{10, "K"}}) {
-      if (value >= (std::uint64_t{1} << shift) && value % (std::uint64_t{1} << shift) == 0) {
-        return std::to_string(value >> shift) + suffix;
-      }
-    }
-  }
-  return std::to_string(value);
-}
 
 // "an integer from 2 to 1048576", "from 1 byte to 1G".
 std::string range_text(const AlgorithmInfo& a) {
@@ -392,76 +406,8 @@ const AlgorithmInfo& algorithm_info(Algorithm algorithm) {
   return detail::kInfos[static_cast<std::size_t>(&row(algorithm) - detail::kRows)];
 }
 
-std::string algorithm_usage(const AlgorithmInfo& info) {
-  switch (info.parameter) {
-    case ParameterKind::segment_bytes: return std::string(info.name) + "[:SEGMENT_BYTES]";
-    case ParameterKind::radix: return std::string(info.name) + "[:RADIX]";
-    case ParameterKind::block_count: return std::string(info.name) + "[:BLOCKS]";
-    case ParameterKind::levels: return std::string(info.name) + "[:BETWEEN/WITHIN]";
-    case ParameterKind::none: break;
-  }
-  return std::string(info.name);
-}
-
-std::string algorithm_names() {
-  std::string names;
-  for (const AlgorithmInfo& a : detail::kInfos) {
-    names += (names.empty() ? "" : ", ") + algorithm_usage(a);
-    if (!a.alias.empty()) names += ", " + std::string(a.alias);
-  }
-  return names;
-}
-
-std::string algorithm_help() {
-  std::size_t width = 0;
-  for (const AlgorithmInfo& a : detail::kInfos) width = std::max(width, algorithm_usage(a).size());
-  std::string help;
-  for (const AlgorithmInfo& a : detail::kInfos) {
-    std::string usage = algorithm_usage(a);
-    usage.resize(width + 2, ' ');
-    help += "  " + usage + std::string(a.description);
-    if (!a.alias.empty()) help += "; also '" + std::string(a.alias) + "'";
-    if (a.parameter == ParameterKind::segment_bytes || a.parameter == ParameterKind::radix ||
-        a.parameter == ParameterKind::block_count) {
-      help += " (" + detail::parameter_text(a.parameter, a.min_parameter) + ".." +
-              detail::parameter_text(a.parameter, a.max_parameter) + ", default " +
-              (a.default_parameter == 0 ? std::string("one per 64K")
-                                        : detail::parameter_text(a.parameter, a.default_parameter)) +
-              ")";
-    }
-    help += "\n";
-  }
-  return help;
-}
-
-RankSchedule make_schedule(const AlgorithmSpec& spec, const BcastShape& shape, int rank) {
-  if (shape.procs < 1 || shape.root < 0 || shape.root >= shape.procs || rank < 0 ||
-      rank >= shape.procs) {
-    throw std::invalid_argument("make_schedule: need 0 <= root, rank < procs");
-  }
-  if (spec.algorithm == Algorithm::mpi) {
-    throw std::invalid_argument("make_schedule: mpi is the MPI library's broadcast, no schedule");
-  }
-  if (shape.nodes && shape.nodes->size() != static_cast<std::size_t>(shape.procs)) {
-    throw std::invalid_argument("make_schedule: the node map must name a node for every rank");
-  }
-  if (std::string problem = detail::check_spec(spec); !problem.empty()) {
-    throw std::invalid_argument("make_schedule: " + problem);
-  }
-  if (spec.algorithm == Algorithm::automatic ||
-      (spec.algorithm == Algorithm::node_aware &&
-       (spec.between_nodes.algorithm == Algorithm::automatic ||
-        spec.within_nodes.algorithm == Algorithm::automatic))) {
-    throw std::invalid_argument("make_schedule: auto is selection policy: resolve it first "
-                                "(select/automatic.hpp's resolve_automatic)");
-  }
-  if (shape.bytes == 0 || shape.procs == 1) {
-    RankSchedule empty;
-    empty.rank = rank;
-    return empty;
-  }
-  if (spec.algorithm == Algorithm::node_aware) return detail::node_aware_schedule(spec, shape, rank);
-  return row(spec.algorithm).schedule(shape, rank, spec.parameter);
+detail::ScheduleFunction detail::schedule_function(Algorithm algorithm) {
+  return row(algorithm).schedule;
 }
 
 }  // namespace leancast

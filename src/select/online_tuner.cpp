@@ -15,20 +15,16 @@ namespace leancast::detail {
 
 namespace {
 
-// The families the model ranks: the flat ones leancast-tune --site measures, and node-aware
-// pairs for ranks on several nodes.
+// The families the model ranks: the registry's tuned specs (what leancast-tune measures)
+// that the model can price (no shared memory), and node-aware pairs for several nodes.
 std::vector<AlgorithmSpec> model_pool(bool several_nodes) {
-  std::vector<std::string_view> names = {
-      "binomial", "knomial:8", "scatter-doubling", "scatter-ring-tuned", "pipeline-chain:16K",
-      "pipeline-chain", "pipeline-binary-tree:16K", "pipeline-binary-tree", "two-tree:16K",
-      "two-tree", "circulant"};
-  if (several_nodes) {
-    names.insert(names.end(), {"node-aware:binomial/binomial",
-                               "node-aware:pipeline-chain:16K/pipeline-chain:16K",
-                               "node-aware:two-tree:16K/linear", "node-aware:scatter-ring-tuned/linear"});
-  }
   std::vector<AlgorithmSpec> pool;
-  for (std::string_view name : names) pool.push_back(*parse_algorithm_spec(name));
+  for (bool node_aware : {false, true}) {
+    if (node_aware && !several_nodes) break;
+    for (const AlgorithmSpec& spec : tuned_specs(node_aware)) {
+      if (!uses_shared_memory(spec)) pool.push_back(spec);
+    }
+  }
   return pool;
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include <leancast/leancast.h>
 #include <leancast/leancast.hpp>
@@ -156,6 +157,25 @@ TEST_F(BcastErrors, ErrorsLeaveTheCommunicatorUsable) {
   std::vector<int> data(50000, rank == procs - 1 ? 3 : 0);
   ASSERT_EQ(LC_Bcast_with(data.data(), 50000, MPI_INT, procs - 1, comm_, "opt"), MPI_SUCCESS);
   EXPECT_EQ(std::count(data.begin(), data.end(), 3), 50000);
+}
+
+// Every executor checks a received message alike: under each, a rank that expects fewer
+// bytes than the root sends gets MPI_ERR_TRUNCATE from its receive, the others finish.
+TEST_F(BcastErrors, EveryExecutorReportsACountDisagreement) {
+  const int procs = world_size(), rank = world_rank();
+  if (procs < 2) GTEST_SKIP() << "needs two ranks";
+  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+  for (const char* algorithm : {"linear@rounds", "linear@dataflow", "linear@dataflow:0"}) {
+    std::vector<char> data(1000, 1);
+    const int count = rank == procs - 1 ? 900 : 1000;  // the last rank disagrees
+    const int rc = LC_Bcast_with(data.data(), count, MPI_BYTE, 0, comm_, algorithm);
+    if (rank == procs - 1) {
+      EXPECT_EQ(error_class(rc), MPI_ERR_TRUNCATE) << algorithm;
+    } else if (rank != 0) {
+      EXPECT_EQ(rc, MPI_SUCCESS) << algorithm;
+    }
+    MPI_Barrier(comm_);
+  }
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ AlgorithmSpec levels(const char* text) {
 }
 
 TEST(NodeAware, DeliversWithEveryLevelPairOnBlockNodes) {
-  std::vector<AlgorithmSpec> flat(concrete_algorithms().begin(), concrete_algorithms().end() - 1);
+  const std::vector<Algorithm> flat_rows = flat_algorithms();
+  std::vector<AlgorithmSpec> flat(flat_rows.begin(), flat_rows.end());
   flat.push_back(AlgorithmSpec{Algorithm::pipeline_chain, 100});
   flat.push_back(AlgorithmSpec{Algorithm::circulant, 7});
   for (const AlgorithmSpec& between : flat) {
@@ -170,7 +171,8 @@ TEST(NodeAware, LeadersForwardPiecesBeforeTheyHoldEverything) {
 // The cut schedules stay correct in both execution models for every pair of levels, at
 // sizes where cuts happen (odd sizes make the refined layouts' blocks small).
 TEST(NodeAware, CutLevelsDeliverWithEveryLevelPair) {
-  std::vector<AlgorithmSpec> flat(concrete_algorithms().begin(), concrete_algorithms().end() - 1);
+  const std::vector<Algorithm> flat_rows = flat_algorithms();
+  std::vector<AlgorithmSpec> flat(flat_rows.begin(), flat_rows.end());
   flat.push_back(AlgorithmSpec{Algorithm::pipeline_chain, 100000});
   flat.push_back(AlgorithmSpec{Algorithm::circulant, 7});
   for (const AlgorithmSpec& between : flat) {

@@ -46,6 +46,36 @@ TEST(Registry, RowsAreTheAlgorithms) {
   EXPECT_THROW(algorithm_info(static_cast<Algorithm>(1000)), std::invalid_argument);
 }
 
+// The flat rows and the tuned specs are read off the rows: a new flat row is flat wherever
+// it stands, and every tuned spec is valid, of its own row, flat or node-aware as asked.
+TEST(Registry, FlatAlgorithmsAndTunedSpecsComeFromTheRows) {
+  std::vector<Algorithm> flat;
+  std::size_t tuned_rows = 0;
+  for (const AlgorithmInfo& info : algorithm_registry()) {
+    if (info.concrete && info.parameter != ParameterKind::levels) flat.push_back(info.algorithm);
+    if (!info.tuned.empty()) ++tuned_rows;
+  }
+  EXPECT_EQ(flat_algorithms(), flat);
+  EXPECT_FALSE(is_flat(algorithm_info(Algorithm::node_aware)));
+  EXPECT_FALSE(is_flat(algorithm_info(Algorithm::mpi)));
+  std::set<Algorithm> rows_seen;
+  std::vector<AlgorithmSpec> from_names[2];
+  for (const AlgorithmInfo& info : algorithm_registry()) {
+    for (std::string_view name : tuned_names(info)) {
+      const auto spec = parse_algorithm_spec(name);
+      ASSERT_TRUE(spec) << name;
+      EXPECT_EQ(spec->algorithm, info.algorithm) << name;
+      EXPECT_EQ(parameter_problem(*spec), "") << name;
+      from_names[info.parameter == ParameterKind::levels].push_back(*spec);
+      rows_seen.insert(info.algorithm);
+    }
+  }
+  EXPECT_EQ(tuned_specs(false), from_names[0]);
+  EXPECT_EQ(tuned_specs(true), from_names[1]);
+  for (const AlgorithmSpec& spec : tuned_specs(true)) EXPECT_EQ(spec.algorithm, Algorithm::node_aware);
+  EXPECT_EQ(rows_seen.size(), tuned_rows);
+}
+
 // Just inside the range: parsed, valid as a spec, planned (on a small shape, as a
 // node-aware level too) and verified.
 TEST(Registry, EveryRangeBoundaryInsideIsAccepted) {

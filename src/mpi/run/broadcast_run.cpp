@@ -1,6 +1,7 @@
 #include "mpi/run/broadcast_run.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <utility>
 
 #include "mpi/base/pass_through.hpp"
@@ -172,6 +173,9 @@ void BroadcastRun::open() {
   }
   if (plan_.program->operations.empty()) return;
   const Settings& settings = process_settings();
+  // rounds is the dataflow executor held to one round at a time with every receive of the
+  // round posted at once: the same code, so the same checks, as the other executors.
+  const bool rounds = plan_.executor.kind == ExecutorSpec::Kind::rounds;
   const Execution execution{.program = plan_.program.get(),
                             .buffer = &buffer_,
                             .comm = state.comm(),
@@ -181,12 +185,11 @@ void BroadcastRun::open() {
                             .signature = plan_.program->signature,
                             .sequence = sequence_,
                             .sequence_mask = state.sequence_mask(),
-                            .window = settings.window,
+                            .window = rounds ? INT_MAX : settings.window,
                             .send_window = settings.send_window,
-                            .lookahead = plan_.executor.lookahead,
+                            .lookahead = rounds ? 0 : plan_.executor.lookahead,
                             .scratch = &scratch_};
-  messages_ = plan_.executor.kind == ExecutorSpec::Kind::rounds ? rounds_run(execution)
-                                                                : dataflow_run(execution);
+  messages_ = dataflow_run(execution);
 }
 
 void BroadcastRun::finish() {

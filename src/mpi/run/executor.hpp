@@ -11,8 +11,9 @@
 //    earliest unfinished one are posted; the default is dataflow:1 (docs/algorithms.md
 //    #executors: unlimited run-ahead made rings and chains up to 2.2x slower at P = 64 in
 //    the model, one round of it kept most of its gain on the real node).
-//  - rounds (executor_rounds.cpp): round by round, each round's receives and sends posted
-//    together and waited for together, as leancast ran before; kept for comparison.
+//  - rounds: round by round, each round's receives and sends posted together and waited for
+//    together, as leancast ran before; kept for comparison. It is the dataflow executor with
+//    lookahead 0 and no receive window (broadcast_run.cpp), so it checks what dataflow does.
 // Both run a step at a time (MessageRun::advance(false), for nonblocking broadcasts) or to
 // the end (advance(true)).
 //
@@ -106,7 +107,6 @@ class MessageRun {
 };
 
 std::unique_ptr<MessageRun> dataflow_run(const Execution& execution);
-std::unique_ptr<MessageRun> rounds_run(const Execution& execution);
 
 class SharedWindow;
 

@@ -41,6 +41,7 @@
 #include "mpi/run/broadcast_tag.hpp"
 #include "mpi/base/errors.hpp"
 #include "mpi/run/executor.hpp"
+#include "mpi/run/receive_check.hpp"
 #include "schedule/held_bytes.hpp"
 
 namespace leancast::detail {
@@ -49,11 +50,6 @@ namespace {
 
 
 
-int class_of(int code) {
-  int error_class = MPI_ERR_OTHER;
-  MPI_Error_class(code, &error_class);
-  return error_class;
-}
 
 class DataflowRun {
  public:
@@ -123,12 +119,7 @@ class DataflowRun {
     return false;
   }
 
-  // The first error is the one reported; later ones follow from it.
-  void fail(int code, std::string message) {
-    if (outcome_.code != MPI_SUCCESS) return;
-    outcome_.code = code;
-    outcome_.message = std::move(message);
-  }
+  void fail(int code, std::string message) { record_failure(outcome_, code, std::move(message)); }
 
   // Posts one operation's messages. A failed post is retried once (with the error flag
   // set by then); a second failure gives up on the whole broadcast.
@@ -178,19 +169,6 @@ class DataflowRun {
                                      op.peer, error_text(rc)));
     }
     return false;
-  }
-
-  // A message of an earlier broadcast on this communicator (left over by an erroneous
-  // one): passed over, the receive posted again, and reported (the earlier broadcast may
-  // have shown its error nowhere, when the ranks that disagreed only sent). A later
-  // broadcast's message can only come from a rank that counts broadcasts differently.
-  enum class Sequence { current, earlier, later };
-  Sequence sequence_of(const MPI_Status& status) const {
-    if (run_.sequence_mask == 0) return Sequence::current;
-    const std::uint32_t behind =
-        (run_.sequence - sequence_of_tag(status.MPI_TAG)) & run_.sequence_mask;
-    if (behind == 0) return Sequence::current;
-    return behind <= run_.sequence_mask / 2 ? Sequence::earlier : Sequence::later;
   }
 
   // The last round whose transfers may be posted now (the executor's lookahead).
@@ -256,83 +234,12 @@ class DataflowRun {
     }
   }
 
-  // Checks a completed receive message against the schedule; false for a message of an
-  // earlier broadcast, which does not count (the receive is posted again).
-  bool check_receive(std::size_t index, std::uint64_t length, const MPI_Status& status,
-                     int error) {
-    const Operation& op = ops_[index];
-    const auto where = [&] {
-      return fmt::format("rank {} from rank {} (bytes [{}, +{}) of the broadcast)", run_.rank,
-                         op.peer, op.bytes.offset, op.bytes.length);
-    };
-    if (error == MPI_SUCCESS || class_of(error) == MPI_ERR_TRUNCATE) {
-      if (const Sequence sequence = sequence_of(status); sequence != Sequence::current) {
-        if (sequence == Sequence::earlier) {
-          fail(MPI_ERR_OTHER, fmt::format("leancast: {}: a message left over by an earlier, "
-                                          "erroneous broadcast on this communicator arrived "
-                                          "(the ranks disagreed on its root, count or "
-                                          "algorithm); passed over, this broadcast's data is "
-                                          "right",
-                                          where()));
-          return false;
-        }
-        fail(MPI_ERR_OTHER, fmt::format("leancast: {}: the message belongs to a later broadcast "
-                                        "on this communicator; the ranks disagree on how many "
-                                        "broadcasts ran",
-                                        where()));
-        return true;
-      }
-    }
-    if (error != MPI_SUCCESS) {
-      if (class_of(error) != MPI_ERR_TRUNCATE) {
-        fail(class_of(error), fmt::format("leancast: receive {} failed: {}", where(),
-                                          error_text(error)));
-        return true;
-      }
-      // Open MPI counts the whole message in a truncated receive's status, MPICH nothing.
-      int count = 0;
-      MPI_Get_count(&status, MPI_BYTE, &count);
-      const std::string size = static_cast<std::uint64_t>(count) > length
-                                   ? fmt::format("a message of {} bytes", count)
-                                   : std::string("a longer message");
-      fail(MPI_ERR_TRUNCATE, fmt::format("leancast: {}: {} arrived where the schedule expects "
-                                         "{}; the ranks disagree on the count, root or algorithm",
-                                         where(), size, length));
-      return true;
-    }
-    // The size first: a message of another size is MPI_ERR_TRUNCATE, as in MPI's own
-    // broadcasts, whatever else differs.
-    int count = 0;
-    MPI_Get_count(&status, MPI_BYTE, &count);
-    if (static_cast<std::uint64_t>(count) != length) {
-      fail(MPI_ERR_TRUNCATE,
-           fmt::format("leancast: {}: {} bytes arrived where the schedule expects {}; the ranks "
-                       "disagree on the count, root or algorithm",
-                       where(), count, length));
-      return true;
-    }
-    if (signature_of_tag(status.MPI_TAG) != run_.signature) {
-      fail(MPI_ERR_OTHER,
-           fmt::format("leancast: {}: the message belongs to another broadcast (its root, "
-                       "count or algorithm differ, or it was left over by an earlier "
-                       "erroneous broadcast)",
-                       where()));
-      return true;
-    }
-    if (tag_reports_error(status.MPI_TAG)) {
-      fail(MPI_ERR_OTHER, fmt::format("leancast: {}: rank {} passed on an error an earlier rank "
-                                      "of the broadcast had",
-                                      where(), op.peer));
-    }
-    return true;
-  }
-
   // One message completed; false if it was a receive to post again.
   bool complete(const Message& message, const MPI_Status& status, int error) {
     const std::size_t index = message.op;
     const Operation& op = ops_[index];
     if (op.direction == Direction::recv) {
-      if (!check_receive(index, message.length, status, error)) return false;
+      if (!check_receive(run_, op, message.length, status, error, outcome_)) return false;
     } else if (error != MPI_SUCCESS) {
       fail(class_of(error), fmt::format("leancast: rank {}: send to rank {} failed: {}", run_.rank,
                                         op.peer, error_text(error)));
@@ -467,7 +374,6 @@ class DataflowRun {
 };
 
 }  // namespace
-
 
 class Dataflow final : public MessageRun {
  public:

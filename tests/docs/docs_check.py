@@ -1,0 +1,126 @@
+"""The docs against the code: every algorithm name the registry knows is in leancast.h's
+list and in docs/algorithms.md, the README stays short, and no relative link is dead.
+
+Usage: docs_check.py LEANCAST_PLAN REPOSITORY_ROOT
+Prints every problem found and exits 1 if there is one, 0 if there is none.
+"""
+import os
+import re
+import subprocess
+import sys
+
+README_MAX_LINES = 90
+
+# [text](target) and ![alt](target); the target ends at the first space (a title may follow).
+INLINE_LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+# [label]: target
+REFERENCE_LINK = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$")
+SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def registry_names(plan):
+    result = subprocess.run([plan, "--list-algorithms"], capture_output=True, text=True,
+                            timeout=60)
+    if result.returncode != 0:
+        sys.exit(f"docs_check: {plan} --list-algorithms failed: {result.stderr.strip()}")
+    names = [line.strip() for line in result.stdout.splitlines() if line.strip()]
+    if not names:
+        sys.exit(f"docs_check: {plan} --list-algorithms printed no name")
+    return names
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def missing_from_header(names, header_text):
+    # The list is the C comment's quoted names: "linear", "two-tree", ...
+    quoted = set(re.findall(r'"([a-z0-9-]+)"', header_text))
+    return [n for n in names if n not in quoted]
+
+
+def missing_from_algorithms_page(names, page_text):
+    # A section of its own (## NAME ...) or the name in code: `NAME`, `NAME:...`, `NAME@...`.
+    missing = []
+    for n in names:
+        heading = re.search(rf"^#+\s+{re.escape(n)}(\s|$)", page_text, re.MULTILINE)
+        code = re.search(rf"`{re.escape(n)}[`:@]", page_text)
+        if not heading and not code:
+            missing.append(n)
+    return missing
+
+
+def markdown_files(root):
+    files = [os.path.join(root, "README.md")]
+    for directory, _, names in os.walk(os.path.join(root, "docs")):
+        files += [os.path.join(directory, n) for n in sorted(names) if n.endswith(".md")]
+    return files
+
+
+def link_targets(text):
+    """(line number, target) of every link outside code blocks and code spans."""
+    in_fence = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if re.match(r"^\s*(```|~~~)", line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        line = re.sub(r"`[^`]*`", "", line)
+        for match in INLINE_LINK.finditer(line):
+            yield number, match.group(1)
+        match = REFERENCE_LINK.match(line)
+        if match:
+            yield number, match.group(1)
+
+
+def dead_links(root):
+    problems = []
+    for path in markdown_files(root):
+        for number, target in link_targets(read(path)):
+            if SCHEME.match(target) or target.startswith("#") or target.startswith("/"):
+                continue
+            file_part = target.split("#", 1)[0].split("?", 1)[0]
+            if not file_part:
+                continue
+            resolved = os.path.normpath(os.path.join(os.path.dirname(path), file_part))
+            if not os.path.exists(resolved):
+                problems.append(f"{os.path.relpath(path, root)}:{number}: link to "
+                                f"{target}, which does not exist")
+    return problems
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    plan, root = sys.argv[1], os.path.abspath(sys.argv[2])
+    names = registry_names(plan)
+    problems = []
+
+    header = os.path.join("include", "leancast", "leancast.h")
+    for n in missing_from_header(names, read(os.path.join(root, header))):
+        problems.append(f"{header}: registry name {n} is missing from its list of algorithms")
+
+    algorithms = os.path.join("docs", "algorithms.md")
+    for n in missing_from_algorithms_page(names, read(os.path.join(root, algorithms))):
+        problems.append(f"{algorithms}: registry name {n} is missing (no section, not in code)")
+
+    lines = read(os.path.join(root, "README.md")).count("\n")
+    if lines > README_MAX_LINES:
+        problems.append(f"README.md: {lines} lines, more than {README_MAX_LINES}")
+
+    problems += dead_links(root)
+
+    for p in problems:
+        print(f"docs_check: {p}")
+    if problems:
+        print(f"docs_check: FAILED, {len(problems)} problem(s)")
+        return 1
+    print(f"docs_check: ok ({len(names)} registry names, README {lines} lines, "
+          f"{len(markdown_files(root))} Markdown files' links)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

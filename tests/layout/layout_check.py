@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""The source layout's rules (docs/design.md#source-layout), checked over src/'s #include lines:
+
+- folders are layers, in this order; a file includes only its own folder or earlier ones
+  (so schedule/ includes nothing from select/ or mpi/);
+- no include cycle among source files;
+- no folder holds more than 15 files (schedule/, one file per algorithm, aside);
+- no source file is longer than 450 lines.
+
+Usage: layout_check.py REPOSITORY_ROOT   (exit 1 naming every break)
+"""
+import os
+import re
+import sys
+
+LAYERS = ["schedule", "select", "mpi/base", "mpi/run", "mpi/requests", "mpi/comm", "mpi", "pmpi"]
+MAX_FILES = 15
+UNBOUNDED_FOLDERS = {"schedule"}
+MAX_LINES = 450
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def sources(src):
+    found = {}
+    for folder, _, names in os.walk(src):
+        for name in names:
+            path = os.path.join(folder, name)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                found[os.path.relpath(path, src)] = f.read()
+    return found
+
+
+def resolve(files, including, target):
+    """The file `target` names from `including` (relative to it, else to src/), or None."""
+    here = os.path.normpath(os.path.join(os.path.dirname(including), target))
+    for candidate in (here, os.path.normpath(target)):
+        if candidate in files:
+            return candidate
+    return None
+
+
+def cycles(graph):
+    """Every strongly connected component of more than one file, or a file including itself."""
+    index, low, stack, on_stack, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(node):
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1 or node in graph.get(node, ()):
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(10000)
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def check(root):
+    src = os.path.join(root, "src")
+    files = sources(src)
+    problems = []
+    graph = {}
+    for path, text in sorted(files.items()):
+        folder = os.path.dirname(path)
+        if folder not in LAYERS:
+            problems.append(f"{path}: folder {folder or '.'} is no layer of {LAYERS}")
+            continue
+        lines = text.count("\n")
+        if lines > MAX_LINES:
+            problems.append(f"{path}: {lines} lines (at most {MAX_LINES})")
+        for target in INCLUDE.findall(text):
+            resolved = resolve(files, path, target)
+            if resolved is None:
+                problems.append(f'{path}: includes "{target}", which is not in src/')
+                continue
+            graph.setdefault(path, set()).add(resolved)
+            to = os.path.dirname(resolved)
+            if to in LAYERS and LAYERS.index(to) > LAYERS.index(folder):
+                problems.append(f"{path}: includes {resolved}, a later layer ({folder} < {to})")
+    for component in cycles(graph):
+        problems.append("include cycle: " + " -> ".join(component))
+    counts = {}
+    for path in files:
+        counts[os.path.dirname(path)] = counts.get(os.path.dirname(path), 0) + 1
+    for folder, count in sorted(counts.items()):
+        if count > MAX_FILES and folder not in UNBOUNDED_FOLDERS:
+            problems.append(f"src/{folder}: {count} files (at most {MAX_FILES})")
+    return problems, len(files)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    problems, count = check(sys.argv[1])
+    for problem in problems:
+        print("layout_check:", problem)
+    if problems:
+        sys.exit(1)
+    print(f"layout_check: ok ({count} files in {len(LAYERS)} layers)")
+
+
+if __name__ == "__main__":
+    main()

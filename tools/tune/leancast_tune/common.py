@@ -1,0 +1,74 @@
+"""What every part of leancast-tune shares: the reference's name, the timing methods, sizes
+and durations as text, how records show paths, and where the other tools are found."""
+import argparse
+import os
+import shlex
+import shutil
+import tempfile
+
+
+REFERENCE = "mpi"
+SMPI_PREFIX = "smpi:"
+METHODS = ("paper", "osu")
+SUFFIXES = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def byte_size(text):
+    text = text.strip()
+    factor = SUFFIXES.get(text[-1:].upper(), 1)
+    digits = text[:-1] if factor > 1 else text
+    if not digits.isdigit():
+        raise argparse.ArgumentTypeError(f"'{text}' is not a size (e.g. 4096, 64K, 1M)")
+    return int(digits) * factor
+
+
+def size_text(value):
+    for suffix, factor in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if value >= factor and value % factor == 0:
+            return f"{value // factor}{suffix}"
+    return str(value)
+
+
+def duration_text(seconds):
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+# leancast algorithms that re-implement the library's broadcast (--reference): what the
+# library would run where the simulator has no faithful copy of it. They are measured as
+# candidates that win ties, never as references: a re-implementation may not veto a lead
+# over what the library (mpi, smpi:NAME) actually ran.
+EMULATED_REFERENCES = set()
+
+
+def is_reference(name):
+    """The library's own broadcast: mpi, or SMPI's copy of one (smpi:NAME)."""
+    return name == REFERENCE or name.startswith(SMPI_PREFIX)
+
+
+def shown(text):
+    """How a record shows an argument: paths inside the current directory (the repository's
+    root, where the scripts run) relative to it, the temporary folder as $TMPDIR, so that a
+    record means the same on every machine."""
+    text = str(text).replace(os.getcwd() + os.sep, "")
+    return text.replace(tempfile.gettempdir() + os.sep, "$TMPDIR/")
+
+
+def shown_command(command):
+    return " ".join(shlex.quote(shown(a)) for a in command)
+
+
+# Where leancast-tune was started from (the leancast-tune script sets it): leancast-bench,
+# leancast-plan and leancast-sim lie beside it in a build or an installation. By default the
+# folder that holds this package, which is the script's.
+TOOL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def find_tool(name, given):
+    """A tool given on the command line, else beside the leancast-tune script, else on PATH."""
+    if given:
+        return given
+    beside = os.path.join(TOOL_DIR, name)
+    if os.path.exists(beside):
+        return beside
+    return shutil.which(name)

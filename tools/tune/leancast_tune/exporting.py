@@ -1,0 +1,213 @@
+"""The leancast rules file (what LEANCAST_CONFIG and data/auto.rules read): its header,
+one rule per run of sizes with the same winner and each rule's evidence; and the --json
+record of every measurement."""
+import json
+
+from .common import (EMULATED_REFERENCES, REFERENCE, duration_text, is_reference, shown,
+                     shown_command, size_text)
+from .deciding import claims, decide, methods_of, ranges
+
+
+def speedups_text(d, algorithm):
+    """(paper 1.35x margin 4.0%, osu 1.31x margin 2.2%), naming the reference where it is
+    not mpi."""
+    parts = []
+    for method, ratio in d.ratios[algorithm].items():
+        reference = d.references[method][1]
+        parts.append(f"{method} {ratio:.2f}x" + ("" if reference == REFERENCE else f" {reference}")
+                     + f" margin {d.margins[method] * 100:.1f}%")
+    return f"({', '.join(parts)})"
+
+
+def over_mpi(d, count, size, algorithm):
+    """", 1.50x over mpi" where the best reference was another (smpi:NAME)."""
+    if all(ref[1] == REFERENCE for ref in d.references.values()):
+        return ""
+    times = [(count.at(m, size).get(REFERENCE), count.at(m, size)[algorithm])
+             for m in d.ratios[algorithm]]
+    if not all(mpi for mpi, _ in times):
+        return ""
+    return f", {min(mpi.seconds / mine.seconds for mpi, mine in times):.2f}x over mpi"
+
+
+def evidence(size, d, count):
+    """One size's evidence in a rule's comment."""
+    if d.winner == REFERENCE:
+        if not d.runner_up:
+            return f"{size_text(size)}: no leancast candidate measured"
+        name, ratio = d.runner_up
+        return (f"{size_text(size)}: best leancast {name} {ratio:.2f}x "
+                f"{speedups_text(d, name)}{over_mpi(d, count, size, name)}")
+    references = {ref[1] for ref in d.references.values()}
+    text = (f"{size_text(size)}: {d.worst(d.winner):.2f}x over "
+            f"{references.pop() if len(references) == 1 else 'the best reference'} "
+            f"{speedups_text(d, d.winner)}{over_mpi(d, count, size, d.winner)}")
+    name, ratio = d.runner_up
+    text += f"; next {name} {ratio:.2f}x"
+    if d.messages:
+        others = [f"{a} {'?' if n is None else n}" for a, n in d.messages.items() if a != d.winner]
+        text += (f"; tied, messages at the busiest rank {d.messages[d.winner]} against "
+                 f"{', '.join(others)}")
+    return text
+
+
+def range_text(low, high, sized):
+    show = size_text if sized else str
+    if low == 0 and high is None:
+        return "*"
+    if low == high:
+        return show(low)
+    if high is None:
+        return f"{show(low)}-"
+    return f"{show(low)}-{show(high)}"
+
+
+def rules_for(count, grid, decisions, procs_text, ppn_text, library):
+    """One rule per run of neighbouring grid sizes with the same winner; a size without a
+    decision (not measured) has no rule, so auto runs mpi there."""
+    lines, bounds, i = [], ranges(grid), 0
+    while i < len(grid):
+        if decisions.get(grid[i]) is None:
+            i += 1
+            continue
+        j = i
+        while (j + 1 < len(grid) and decisions.get(grid[j + 1]) is not None
+               and decisions[grid[j + 1]].winner == decisions[grid[i]].winner):
+            j += 1
+        low, high = bounds[i][0], bounds[j][1]
+        notes = " | ".join(evidence(s, decisions[s], count) for s in grid[i:j + 1])
+        lines.append((f"procs={procs_text} ppn={ppn_text} {library_condition(count.env, library)}"
+                      f"{range_text(low, high, True)}",
+                      decisions[grid[i]].winner, notes))
+        i = j + 1
+    return lines
+
+
+def library_condition(env, claimed):
+    """"library=NAME " for the MPI library the runs measured (rules with it apply only in a
+    leancast built for that library), or "" where it is not one leancast builds for;
+    `claimed` (--library) overrides it."""
+    if claimed:
+        return "" if claimed == "any" else f"library={claimed} "
+    text = env.get("mpi_library", "")
+    for name, marks in (("smpi", ("SMPI", "SimGrid")), ("openmpi", ("Open MPI",)),
+                        ("mpich", ("MPICH",))):
+        if any(text.startswith(m) or m in text for m in marks):
+            return f"library={name} "
+    return ""
+
+
+def stamp(env):
+    """What produced the measurements: leancast's commit, the executor, the library, when."""
+    executor = env.get("executor") or "dataflow:1 (leancast's default)"
+    return (f"# produced by leancast {env.get('git_revision', '?')}, executor {executor} unless a "
+            f"rule names one after @, {env.get('mpi_library', '?')}, {env.get('date', '?')}")
+
+
+def header(options, argv, counts, extra, order, messages):
+    """The comment lines above the rules: the machine or platform, the library, every
+    command, what was left out for time, and how the rules were decided."""
+    first = counts[min(counts)].env
+    platform = first.get("platform")
+    methods = extra.get("methods") or options.methods
+    lines = [f"# leancast-tune, {first.get('date', '')[:10]}: "
+             f"{'simulated on ' + platform if platform else 'real MPI'}, "
+             f"{first.get('mpi_library', '')}".rstrip(", ")]
+    if platform:
+        refs = [c for c in order if is_reference(c)]
+        lines.append(f"# the library's broadcast: {', '.join(refs)} (mpi: SMPI's default; "
+                     "smpi:NAME: SMPI's copy of a library's broadcast)")
+        if EMULATED_REFERENCES:
+            lines.append("# re-implementations of what the library runs, candidates that win "
+                         f"ties: {', '.join(sorted(EMULATED_REFERENCES))}")
+    else:
+        hosts = first.get("hosts") or []
+        lines.append(f"# machine: {first.get('cpu_model') or 'CPU unknown'}, "
+                     f"{first.get('cores', '?')} cores on rank 0's host"
+                     f"{' (' + hosts[0] + ')' if hosts else ''}; the library's broadcast: mpi")
+    lines.append(stamp(first))
+    lines.append(f"#   leancast-tune {shown_command(argv)}")
+    if options.from_json:
+        lines.append(f"#   measured by: {shown_command(options.measured_by)}")
+    if extra.get("elapsed_seconds") is not None:
+        lines.append(f"#   took {duration_text(extra['elapsed_seconds'])}"
+                     + (f" (budget {extra['budget_minutes']:g} min)"
+                        if extra.get("budget_minutes") else ""))
+    for procs in sorted(counts):
+        for run in counts[procs].runs:
+            command = run.get("tune_command", run["options"].get("command_line", []))
+            lines.append(f"#   P={procs} {run['method']}: {shown_command(command)}")
+    for procs, sizes in (extra.get("not_measured") or {}).items():
+        lines.append(f"# not measured for time at P={procs}: "
+                     f"{', '.join(size_text(s) for s in sizes)} (no rule: auto runs mpi)")
+    lines += [
+        f"# Methods: {', '.join(methods)} (paper: back-to-back broadcasts; osu: a barrier before "
+        "each). A leancast",
+        "# candidate wins a size only where it beats the library's broadcast by more than the "
+        "tie margin",
+        "# under every method (ranked by its worst speedup); otherwise the rule says mpi. "
+        "Margin: the larger",
+        f"# of {options.tie:g} and the median over the cells at that size and method of their "
+        "repetitions'",
+        "# (Q3 - Q1) / median (with fewer than 5 repetitions: (max - min) / median).",
+        "# Ties between leancast candidates: a re-implementation of the library's broadcast "
+        "first, then",
+        "# fewest messages at the busiest rank, then the order listed.",
+        "# Evidence per measured size: the winner's speedup over the library (time of mpi / "
+        "time), per method,",
+        "# and the runner-up; for mpi rules, the best leancast candidate's speedup (below "
+        "1 + margin).",
+    ]
+    if messages.missing:
+        lines.append("# (message counts unavailable: no leancast-plan; ties went to the order "
+                     "listed)")
+    return lines
+
+
+def body(options, counts, extra, order, messages):
+    """The rules, one comment line per process count before its rules."""
+    procs_list, bounds, grid = claims(counts, options.cover)
+    lines = []
+    for procs, (low, high) in zip(procs_list, bounds):
+        count = counts[procs]
+        env = count.env
+        ppn = env.get("ranks_per_node") or procs
+        nodes = env.get("nodes", 1)
+        procs_text = "*" if (low, high) == (1, None) else range_text(low, high, False)
+        # --site or a simulation on one node: the rules claim one node (ppn = the procs range).
+        one_node = (options.site or bool(env.get("platform"))) and nodes == 1 and procs_text != "*"
+        ppn_text = options.ppn or (procs_text if one_node else str(ppn))
+        methods = methods_of(count, extra.get("methods"))
+        lines.append(f"# P={procs}, {nodes} node(s) of up to {ppn} ranks; "
+                     f"{describe_timing(count)}")
+        decisions = {s: decide(count, s, methods, options, order, messages) for s in grid}
+        for condition, algorithm, notes in rules_for(count, grid, decisions, procs_text, ppn_text,
+                                                      options.library):
+            lines.append(f"{condition:<46} : {algorithm:<36} # {notes}")
+    return lines
+
+
+def describe_timing(count):
+    """iterations and repetitions of the runs at one count."""
+    parts = []
+    for run in count.runs:
+        o = run["options"]
+        parts.append(f"{run['method']} {size_text(min(o['sizes']))}-{size_text(max(o['sizes']))}"
+                     f" x{o['iterations']} r{o['reps']}")
+    return "iterations x, repetitions r: " + ", ".join(parts)
+
+
+def write_rules(path, lines):
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def write_json(path, argv, fields, extra, runs):
+    """The --json record: the command, `fields` (the mode, the candidates, the tie margin),
+    what the measuring said (`extra`, which may override a field) and every run; what
+    --from-json reads back."""
+    saved = {"command": ["leancast-tune"] + [shown(a) for a in argv], **fields, **extra,
+             "runs": runs}
+    with open(path, "w") as f:
+        json.dump(saved, f, indent=1)
+        f.write("\n")
