@@ -76,6 +76,9 @@ if ((beyond)); then
 fi
 
 cd "$out"
+# Reports from scratch: a figure of a run no longer made must not stay behind.
+rm -rf beyond fig6-hornet fig6-hornet-barrier fig6-hornet-rendezvous fig6-laki fig7-hornet \
+  fig7-hornet-rendezvous fig8-hornet fig8-hornet-rendezvous
 for name in fig6-hornet fig6-hornet-barrier fig6-laki fig7-hornet-rendezvous fig8-hornet-rendezvous; do
   mkdir -p "$name" && run "$report" --out-dir "$name" "$name"-p*.json
 done

@@ -67,7 +67,7 @@ using enum ParameterKind;
 // the real node, docs/auto.md); hypercube, split-binary-tree and scatter-ring never did. Rows in the order of concrete_algorithms() and of the help texts.
 constexpr Row kRows[] = {
     {{Algorithm::automatic, "auto", "", none, 0, 0, 0,
-      "leancast's tuning table, else the MPI library's MPI_Bcast (docs/auto.md)"}},
+      "leancast's tuning table, else the MPI library's MPI_Bcast (docs/auto.md)", false, ""}},
     {{Algorithm::linear, "linear", "", none, 0, 0, 0,
       "the root sends the buffer to every rank, all sends at once", true, "linear"},
      LEANCAST_SCHEDULE_WITHOUT_PARAMETER(linear_schedule)},
@@ -75,13 +75,13 @@ constexpr Row kRows[] = {
       "MPICH's binomial tree, far subtrees first", true, "binomial"},
      LEANCAST_SCHEDULE_WITHOUT_PARAMETER(binomial_schedule)},
     {{Algorithm::hypercube, "hypercube", "", none, 0, 0, 0,
-      "round i: relative ranks below 2^i send to rank + 2^i", true},
+      "round i: relative ranks below 2^i send to rank + 2^i", true, ""},
      LEANCAST_SCHEDULE_WITHOUT_PARAMETER(hypercube_schedule)},
     {{Algorithm::scatter_doubling, "scatter-doubling", "", none, 0, 0, 0,
       "binomial scatter + recursive-doubling allgather", true, "scatter-doubling"},
      LEANCAST_SCHEDULE_WITHOUT_PARAMETER(scatter_doubling_schedule)},
     {{Algorithm::scatter_ring, "scatter-ring", "native", none, 0, 0, 0,
-      "binomial scatter + enclosed ring allgather (MPICH, the paper's native)", true},
+      "binomial scatter + enclosed ring allgather (MPICH, the paper's native)", true, ""},
      LEANCAST_SCHEDULE_WITHOUT_PARAMETER(scatter_ring_schedule)},
     {{Algorithm::scatter_ring_tuned, "scatter-ring-tuned", "opt", none, 0, 0, 0,
       "binomial scatter + non-enclosed ring: no chunk a rank holds (the paper's opt)", true,
@@ -97,7 +97,8 @@ constexpr Row kRows[] = {
       "pipeline-binary-tree:16K,pipeline-binary-tree"},
      LEANCAST_SCHEDULE(pipeline_binary_tree_schedule)},
     {{Algorithm::split_binary_tree, "split-binary-tree", "", segment_bytes, kDefaultSegmentBytes,
-      1, kMaxSegmentBytes, "a half pipelined down each of the root's subtrees, then swapped", true},
+      1, kMaxSegmentBytes, "a half pipelined down each of the root's subtrees, then swapped", true,
+      ""},
      LEANCAST_SCHEDULE(split_binary_tree_schedule)},
     {{Algorithm::two_tree, "two-tree", "", segment_bytes, kDefaultSegmentBytes, 1,
       kMaxSegmentBytes, "half of the segments pipelined down each of two binary trees", true,
@@ -125,7 +126,7 @@ constexpr Row kRows[] = {
       "node-aware:binomial/linear,node-aware:two-tree:16K/linear,"
       "node-aware:scatter-ring-tuned/linear,node-aware:binomial/shm:64K"}},
     {{Algorithm::mpi, "mpi", "", none, 0, 0, 0,
-      "the MPI library's own MPI_Bcast (PMPI_Bcast); no schedule"}},
+      "the MPI library's own MPI_Bcast (PMPI_Bcast); no schedule", false, ""}},
 };
 
 #undef LEANCAST_SCHEDULE

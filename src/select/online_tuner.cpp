@@ -13,10 +13,6 @@
 
 namespace leancast::detail {
 
-namespace {
-
-// The families the model ranks: the registry's tuned specs (what leancast-tune measures)
-// that the model can price (no shared memory), and node-aware pairs for several nodes.
 std::vector<AlgorithmSpec> model_pool(bool several_nodes) {
   std::vector<AlgorithmSpec> pool;
   for (bool node_aware : {false, true}) {
@@ -27,6 +23,8 @@ std::vector<AlgorithmSpec> model_pool(bool several_nodes) {
   }
   return pool;
 }
+
+namespace {
 
 // The model expands every message, O(M log M): 2.7 ms at P = 4 and 16 MiB, 112 ms at
 // P = 128, on every rank when a class opens. So it plays at most kModelMaxBytes (the

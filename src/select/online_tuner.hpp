@@ -46,6 +46,10 @@ std::uint64_t class_high(int size_class);
 // families (node-aware pairs where the ranks span several nodes), up to settings.candidates.
 std::vector<AlgorithmSpec> tune_candidates(const TuneSettings& settings, const BcastShape& shape);
 
+// The families the model ranks: the registry's tuned specs (what leancast-tune measures)
+// that the model can price (no shared memory), and node-aware pairs for several nodes.
+std::vector<AlgorithmSpec> model_pool(bool several_nodes);
+
 // The winner among `candidates` (candidates[0] is mpi) by their times.
 std::size_t pick_winner(std::span<const double> seconds);
 

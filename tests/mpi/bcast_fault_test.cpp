@@ -147,7 +147,9 @@ TEST(BcastFaults, EverySendOfTheCurrentRoundIsPostedAtOnce) {
   for (const char* algorithm : {"linear", "linear@dataflow", "linear@dataflow:0"}) {
     lc_fault_shim_reset();
     EXPECT_EQ(broadcast(MPI_COMM_WORLD, algorithm, kBytes, 7, algorithm), MPI_SUCCESS);
-    if (world_rank() == 0) EXPECT_EQ(lc_fault_shim_sends_at_once(), procs - 1) << algorithm;
+    if (world_rank() == 0) {
+      EXPECT_EQ(lc_fault_shim_sends_at_once(), procs - 1) << algorithm;
+    }
   }
 }
 
@@ -209,10 +211,14 @@ TEST(SharedMemoryFaults, ARankThatCannotMapItFailsShmOnEveryRank) {
     unsetenv("LEANCAST_TEST_FAIL");
     unsetenv("LEANCAST_TEST_FAIL_RANK");
     lc_fault_shim_reset();
-    if (rank == failing) EXPECT_GT(injected, 0) << "shm_open did not fail";
+    if (rank == failing) {
+      EXPECT_GT(injected, 0) << "shm_open did not fail";
+    }
     EXPECT_EQ(error_class(rc), MPI_ERR_UNSUPPORTED_OPERATION) << "rank " << rank << ", failing " << failing;
     EXPECT_EQ(error_class(again), MPI_ERR_UNSUPPORTED_OPERATION) << "rank " << rank;
-    if (fell_back) EXPECT_EQ(*fell_back, MPI_SUCCESS) << "auto falls back on rank " << rank;
+    if (fell_back) {
+      EXPECT_EQ(*fell_back, MPI_SUCCESS) << "auto falls back on rank " << rank;
+    }
     EXPECT_EQ(broadcast(comm, "binomial", kBytes, 23, "binomial after"), MPI_SUCCESS);
     EXPECT_EQ(MPI_Comm_free(&comm), MPI_SUCCESS);
   }

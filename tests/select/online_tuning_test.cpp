@@ -52,6 +52,22 @@ TEST(OnlineTuning, CandidatesStartWithMpiThenAutoAndTheModel) {
   }
 }
 
+// The model's pool is the registry's tuned specs (what leancast-tune measures too), less
+// those through shared memory, which the model cannot price: a new row's tuned specs join.
+TEST(OnlineTuning, TheModelPoolIsTheRegistrysTunedSpecs) {
+  for (bool several_nodes : {false, true}) {
+    std::vector<AlgorithmSpec> expected;
+    for (bool node_aware : {false, true}) {
+      if (node_aware && !several_nodes) continue;
+      for (const AlgorithmSpec& spec : tuned_specs(node_aware)) {
+        if (!uses_shared_memory(spec)) expected.push_back(spec);
+      }
+    }
+    EXPECT_EQ(detail::model_pool(several_nodes), expected);
+    EXPECT_FALSE(expected.empty());
+  }
+}
+
 TEST(OnlineTuning, OneSegmentOfTwoSegmentSizesIsOneCandidate) {
   TuneSettings settings;
   settings.candidates = 20;

@@ -6,6 +6,8 @@
 
 #include <leancast/analysis.hpp>
 
+#include "select/automatic.hpp"
+
 namespace leancast::bench {
 
 namespace {
@@ -45,7 +47,8 @@ nlohmann::ordered_json algorithm_parameters(const BenchRun& run) {
     const auto algorithm = parse_algorithm_spec(name);
     if (!algorithm || algorithm->algorithm == Algorithm::mpi) continue;  // the MPI library's: no plan
     for (std::uint64_t bytes : run.options.sizes) {
-      const PlanTotals plan = plan_totals(*algorithm, {run.procs, 0, bytes, run.nodes});
+      const BcastShape shape{run.procs, 0, bytes, run.nodes};
+      const PlanTotals plan = plan_totals(resolve_automatic(*algorithm, shape), shape);
       parameters.push_back({{"algorithm", name},
                             {"bytes", bytes},
                             {"selected_algorithm", to_string(plan.algorithm)},

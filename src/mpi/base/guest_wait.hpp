@@ -4,10 +4,12 @@
 // the progress thread's loop, a queue of broadcasts to drain), the library's own
 // operations still need to move: the user's MPI_Iallreduce on this rank may be what another
 // rank waits for before it writes the data this rank waits for. So every such wait calls
-// into the library between its looks (library_progress: one MPI_Iprobe, which runs the
+// into the library every kProgressInterval (library_progress: one MPI_Iprobe, which runs the
 // progress engine in Open MPI and MPICH alike and matches nothing), and, once it has
 // spun a while, yields the CPU so that an oversubscribed node lets the awaited rank run.
 #pragma once
+
+#include <chrono>
 
 namespace leancast::detail {
 
@@ -16,23 +18,31 @@ void library_progress();
 
 void yield_cpu();
 
-// Looks between library calls while spinning: frequent enough that the library moves
-// within a microsecond or two, rare enough that a 1 KiB broadcast's wait does not pay.
-constexpr int kLooksPerLibraryCall = 32;
+// How often a wait calls into the library: at most once per kProgressInterval of waiting.
+// A look is a few nanoseconds, a call into the library is not: MPICH 4.0's MPI_Iprobe polls
+// its network module and took long enough that calling it every 32 looks made auto's shm
+// 0.2-0.5x MPICH's MPI_Bcast at P = 2 (docs/auto/vs-mpi, 2026-11-25); the library's other
+// operations need progress to complete, not to be fast, so a call per interval keeps every
+// correct program moving at a cost that does not show.
+inline constexpr std::chrono::microseconds kProgressInterval{100};
 // Looks spent spinning before each further look also yields the CPU.
 constexpr int kSpinningLooks = 256;
 
 // Waits until `ready()` holds, keeping the library moving meanwhile.
 template <class Ready>
 void wait_until(Ready ready) {
+  using Clock = std::chrono::steady_clock;
+  auto next_progress = Clock::now() + kProgressInterval;
   for (int look = 1; !ready(); ++look) {
+    if (look % 16 == 0 && Clock::now() >= next_progress) {
+      library_progress();
+      next_progress = Clock::now() + kProgressInterval;
+    }
     if (look < kSpinningLooks) {
-      if (look % kLooksPerLibraryCall == 0) library_progress();
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif
     } else {
-      library_progress();
       yield_cpu();
     }
   }
