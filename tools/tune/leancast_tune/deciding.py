@@ -94,9 +94,14 @@ def decide(count, size, methods, options, order, messages):
         return None
     beating = [a for a, r in d.ratios.items() if all(r[m] > 1 + d.margins[m] for m in methods)]
     if beating:
-        leader = max(d.worst(a) for a in beating)
-        margin = max(d.margins.values())
-        tied = [a for a in beating if d.worst(a) * (1 + margin) >= leader]
+        leader = max(beating, key=d.worst)
+        # Tied with the best: within the margin of the fastest under every method, so that
+        # a tie-break never picks what one method measured slower by more than the margin
+        # (smpi.auto_table replays each method on its own).
+        best = {m: max(d.ratios[a][m] for a in beating) for m in methods}
+        tied = [a for a in beating
+                if all(d.ratios[a][m] * (1 + d.margins[m]) >= best[m] for m in methods)]
+        tied = tied or [leader]
         if len(tied) > 1:
             d.messages = {a: messages(a, count.procs, size, count.env) for a in tied}
         # A re-implementation of the library's broadcast wins a tie (it is what the library

@@ -24,9 +24,10 @@ tie rule: the margin at a process count, size and method is the larger of --tie 
   more repetitions, else (max - min) / median (0 in a simulation: it repeats exactly). A
   leancast candidate counts only if it beats the reference by more than the margin under
   every method; the winner is the one with the best worst-method speedup. Candidates
-  within the margin of the winner are tied: the one with the fewest messages at its
-  busiest rank (sends + receives, from leancast-plan --json) wins, then the one listed
-  first. No such candidate: mpi.
+  within the margin of the fastest under every method are tied: a re-implementation of
+  the library's broadcast (--reference) wins, then the one with the fewest messages at its
+  busiest rank (sends + receives, from leancast-plan --json), then the one listed first.
+  No such candidate: mpi.
 
 --site: the whole table of one machine in one command. It launches `mpirun -n {procs}`
   (or --launcher) at process counts 2, 4, 8, ... up to the node's cores (or --procs), with
