@@ -54,13 +54,13 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm other;
   MPI_Comm_dup(MPI_COMM_WORLD, &other);
-  const long sizes[] = {1, 3000, 70000, 1 << 20};
+  const long sizes[] = {1, 3000, 12000, 70000, 1 << 20};
   unsigned char* bufs[kOutstanding];
   for (int k = 0; k < kOutstanding; ++k) bufs[k] = malloc(1 << 20);
   unsigned char* blocking = malloc(100000);
   int seed = 0;
 
-  for (int s = 0; s < 4; ++s) {
+  for (int s = 0; s < (int)(sizeof sizes / sizeof sizes[0]); ++s) {
     const long bytes = sizes[s];
     MPI_Request requests[kOutstanding];
     int seeds[kOutstanding];
