@@ -322,11 +322,13 @@ bool OwnCalls::active() { return own_calls; }
 void progress_tasks() { engine().progress(); }
 
 void complete_outstanding(const RunComm* state) {
-  while (!engine().queue_empty(state)) {
+  // The shared guest wait: the library is called into once per interval, not every step
+  // (an MPI_Iprobe per step is what made shm slow under MPICH, guest_wait.hpp).
+  wait_until([state] {
+    if (engine().queue_empty(state)) return true;
     engine().progress();
-    library_progress();
-    yield_cpu();
-  }
+    return engine().queue_empty(state);
+  });
 }
 
 void forget_comm(const RunComm* state) {
