@@ -28,6 +28,7 @@ enum class Algorithm {
   node_aware,            // one algorithm between node leaders, then one within each node
   split_binary_tree,     // Open MPI's split binary tree: a half down each subtree, then swap
   shm,                   // within one node: the root copies into a shared window, all copy out
+  cma,                   // within one node: each reader copies once from its source's buffer
   // A new algorithm: one value here (the C++ API names it) and one row in
   // src/schedule/registry.cpp beside its schedule file; everything else is derived.
 };
@@ -114,9 +115,10 @@ std::span<const Algorithm> concrete_algorithms();
 // "" if it is. The text names the algorithm, the value and the allowed range.
 std::string parameter_problem(const AlgorithmSpec& spec);
 
-// Whether `spec` (auto already resolved) moves data through shared memory at any level: shm,
-// or node-aware with shm within nodes. Such a broadcast needs its ranks (each node's) to
-// share memory, and the alpha-beta model does not price it.
+// Whether `spec` (auto already resolved) moves data through the memory of one node at any
+// level: a within-node algorithm (shm, cma: the row's `within_node`), or node-aware with one
+// within nodes. Such a broadcast needs its ranks (each node's) to share a node and a window
+// of shared memory, and the alpha-beta model does not price it.
 bool uses_shared_memory(const AlgorithmSpec& spec);
 
 // Comma-separated list of every accepted name (mpi included), for messages; parameters
@@ -144,6 +146,9 @@ struct AlgorithmInfo {
   // that won somewhere (docs/auto.md); for node-aware, the level pairs. Online tuning and
   // leancast-tune (via `leancast-plan --list-algorithms --json`) take their candidates here.
   std::string_view tuned;
+  // Moves data through the memory of one node (shm, cma), not messages: a level within
+  // nodes only, never priced by the model.
+  bool within_node = false;
 };
 
 // Whether `info` is a flat algorithm: one schedule over all ranks (concrete, not node-aware).

@@ -104,8 +104,10 @@ struct Transfer {
 // to its peer. Through shared memory (the shm algorithm): the ranks share a window, and the
 // sends of one block range to several peers are one copy into the window, which every one
 // of those peers copies out; the transfers still say who gets which bytes from whom, so
-// the verifier and the analyzer read them as they read messages.
-enum class Medium : std::uint8_t { messages, shared_memory };
+// the verifier and the analyzer read them as they read messages. Through cross memory (the
+// cma algorithm): a receive is a copy the receiver makes straight from its peer's buffer
+// (process_vm_readv), and a send is keeping that buffer until the peer is done.
+enum class Medium : std::uint8_t { messages, shared_memory, cross_memory };
 
 struct Phase {
   std::string name;  // "bcast", "scatter", "allgather", "pipeline", "nodes:pipeline", ...

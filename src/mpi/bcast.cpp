@@ -25,58 +25,44 @@ namespace leancast::detail {
 
 namespace {
 
-bool is_predefined(MPI_Datatype type) {
-  int integers = 0, addresses = 0, types = 0, combiner = 0;
-  MPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
-  return combiner == MPI_COMBINER_NAMED;
-}
+const std::shared_ptr<const NodeMap> kNoNodes;
 
-// Local argument checks, in MPICH's order; none of them communicates, so a bad argument
-// on one rank never leaves that rank waiting.
-std::optional<Problem> check_arguments(const BcastCall& call, int size) {
-  if (call.count < 0) return Problem::negative_count;
-  if (call.type == MPI_DATATYPE_NULL) return Problem::null_datatype;
-  const bool predefined = is_predefined(call.type);
-  if (!predefined) {
-    // Packing zero elements checks the datatype, commit included, in both MPI libraries.
-    char scratch = 0;
-    int position = 0;
-    const int rc =
-        MPI_Pack(call.buf, 0, call.type, &scratch, 0, &position, local_check_comm());
-    int error_class = MPI_SUCCESS;
-    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &error_class);
-    if (error_class == MPI_ERR_TYPE) return Problem::uncommitted_datatype;
-    MPI_Count element = 0;
-    MPI_Type_size_x(call.type, &element);
-    if (packs_with_int_sizes_only() && element > INT_MAX) return Problem::element_too_large;
+// One broadcast counted (usage_log.hpp) as it runs: references, for a call that counts at
+// once (no copy, no allocation: a small broadcast is a few hundred nanoseconds); a
+// persistent one keeps a copy, counted at each start.
+struct Count {
+  const Decision& decision;
+  int size;
+  std::uint64_t bytes;
+  const std::shared_ptr<const NodeMap>& nodes;
+  void operator()() const { record_bcast(decision, size, bytes, nodes); }
+  std::function<void()> kept() const {
+    return [decision = decision, size = size, bytes = bytes, nodes = nodes] {
+      record_bcast(decision, size, bytes, nodes);
+    };
   }
-  if (call.buf == MPI_IN_PLACE) return Problem::in_place_buffer;
-  // MPI_BOTTOM (NULL) is a valid base for derived types with absolute addresses.
-  if (call.buf == nullptr && call.count > 0 && predefined) return Problem::null_buffer;
-  if (call.root < 0 || call.root >= size) return Problem::invalid_root;
-  return std::nullopt;
-}
+};
 
-// The library's nonblocking broadcast, or a persistent one whose starts call it; `count`
-// counts each (usage_log.hpp).
+// The library's nonblocking broadcast, or a persistent one whose starts call it.
 int pass_nonblocking(const BcastCall& call, const NonblockingCall& nonblocking,
-                     const std::function<void()>& count) {
-  if (nonblocking.persistent) return make_persistent(call, nullptr, nonblocking.request, count);
+                     const Count& count) {
+  if (nonblocking.persistent) {
+    return make_persistent(call, nullptr, nonblocking.request, count.kept());
+  }
   count();
   return pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root, call.comm,
                                  nonblocking.request);
 }
 
-// The library's broadcast, blocking or not. A blocking one stays blocking while leancast
-// broadcasts are outstanding (MPI matches no MPI_Bcast on one rank with an MPI_Ibcast on
-// another, and the other ranks may have none outstanding); the progress thread steps them
-// meanwhile where MPI allows it (BlockedInLibrary).
-int pass(const BcastCall& call, const NonblockingCall* nonblocking,
-         const std::function<void()>& count) {
-  if (nonblocking != nullptr) return pass_nonblocking(call, *nonblocking, count);
-  count();
-  std::optional<BlockedInLibrary> blocked;
-  if (tasks_outstanding()) blocked.emplace();
+// The library's broadcast, blocking or not (`count` null: the run counted it). A blocking
+// one stays blocking while leancast broadcasts are outstanding (MPI matches no MPI_Bcast on
+// one rank with an MPI_Ibcast on another, and the other ranks may have none outstanding);
+// the progress thread steps them meanwhile where MPI allows it (BlockedInLibrary).
+int pass(const BcastCall& call, const NonblockingCall* nonblocking, const Count* count) {
+  if (nonblocking != nullptr) return pass_nonblocking(call, *nonblocking, *count);
+  if (count != nullptr) (*count)();
+  if (!tasks_outstanding()) return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
+  const BlockedInLibrary blocked;
   return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
 }
 
@@ -91,9 +77,9 @@ int pass_intercommunicator(const BcastCall& call, const NonblockingCall* nonbloc
   }
   int size = 0;
   MPI_Comm_size(call.comm, &size);
-  return pass(call, nonblocking, [size, bytes = info.bytes] {
-    record_bcast({Algorithm::mpi, Algorithm::mpi, "intercommunicator"}, size, bytes);
-  });
+  const Decision decision{Algorithm::mpi, Algorithm::mpi, "intercommunicator"};
+  const Count count{decision, size, info.bytes, kNoNodes};
+  return pass(call, nonblocking, &count);
 }
 
 // What runs, decided from the call, the communicator's info hint and the settings; the node
@@ -185,7 +171,7 @@ int run_schedule(const BcastCall& call, const Decision& decision, PrivateComm& s
     rc = raise_outcome(call.comm, run.outcome());
   }
   // No shared memory where auto chose shm: the library's broadcast, on every rank.
-  return rc == MPI_SUCCESS && fallback ? pass(call, nullptr, [] {}) : rc;  // counted by the run
+  return rc == MPI_SUCCESS && fallback ? pass(call, nullptr, nullptr) : rc;  // counted by the run
 }
 
 // Runs what was decided: the library's broadcast, or a schedule (state is set where one
@@ -193,9 +179,8 @@ int run_schedule(const BcastCall& call, const Decision& decision, PrivateComm& s
 int run_decision(const BcastCall& call, const Decision& decision, PrivateComm* state, int size,
                  const TypeInfo& info, const NonblockingCall* nonblocking) {
   // Counted once per broadcast: a persistent one at each start.
-  const auto nodes = state != nullptr ? state->nodes() : nullptr;
-  const auto count = [=] { record_bcast(decision, size, info.bytes, nodes); };
-  if (decision.algorithm.algorithm == Algorithm::mpi) return pass(call, nonblocking, count);
+  const Count count{decision, size, info.bytes, state != nullptr ? state->nodes() : kNoNodes};
+  if (decision.algorithm.algorithm == Algorithm::mpi) return pass(call, nonblocking, &count);
   if (info.bytes == 0 || size <= 1) {
     // Nothing moves; a request still has to complete (the library's broadcast of nothing).
     if (nonblocking != nullptr) return pass_nonblocking(call, *nonblocking, count);
@@ -217,19 +202,29 @@ int fail_checked(const BcastCall& call, PrivateComm* state, int code) {
   return raise_code(call.comm, code);
 }
 
-int run(const BcastCall& call, std::optional<AlgorithmSpec> requested,
+int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
         const NonblockingCall* nonblocking) {
   const MPI_Comm comm = call.comm;
   if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
   const bool checking = process_settings().check;
+  // The private communicator, if an earlier broadcast made it; only intracommunicators get
+  // one, so with it the communicator needs no more questions (every call pays for them).
+  PrivateComm* state = nullptr;
+  const int found = existing_private_comm(comm, state);
+  // A repeat of the last blocking call here: its checks passed, its answers hold (but for
+  // the buffer's, which are asked again). LEANCAST_CHECK agrees at every call.
+  if (const PrivateComm::LastCall* last = state != nullptr && nonblocking == nullptr && !checking
+                                              ? state->repeat_of(call, requested)
+                                              : nullptr;
+      last != nullptr && call.buf != MPI_IN_PLACE && (call.buf != nullptr || call.count == 0) &&
+      !(last->decision.tunable && tuning_online())) {
+    return run_decision(call, last->decision, state, state->size(), last->info, nullptr);
+  }
   // Outside its registry row's range: the message names the algorithm, value and range.
   const std::string bad_parameter = requested ? parameter_problem(*requested) : std::string();
   const bool bad_name = !bad_parameter.empty();
   if (bad_name && !checking) return raise_message(comm, MPI_ERR_ARG, "leancast: " + bad_parameter);
-  // The private communicator, if an earlier broadcast made it; only intracommunicators get
-  // one, so with it the communicator needs no more questions (every call pays for them).
-  PrivateComm* state = nullptr;
-  if (int rc = existing_private_comm(comm, state); rc != MPI_SUCCESS) return raise_code(comm, rc);
+  if (found != MPI_SUCCESS) return raise_code(comm, found);
   int size = 0;
   if (state != nullptr) {
     size = state->size();
@@ -249,7 +244,8 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested,
   }
   PrivateComm* const check_state = check ? state : nullptr;
   if (bad_name) return fail_checked(call, check_state, problem_code(Problem::unknown_algorithm));
-  if (auto problem = check_arguments(call, size)) {
+  bool predefined = false;
+  if (auto problem = check_arguments(call, size, predefined)) {
     return fail_checked(call, check_state, problem_code(*problem));
   }
   TypeInfo info;
@@ -271,6 +267,9 @@ int run(const BcastCall& call, std::optional<AlgorithmSpec> requested,
   if (rc != MPI_SUCCESS) return raise_code(comm, rc);
   if (nonblocking != nullptr && moves_data) {
     decision = nonblocking_choice(decision, info.bytes, state);
+  }
+  if (predefined && nonblocking == nullptr && !checking && state != nullptr) {
+    state->remember_call(call, requested, info, decision);
   }
   if (check) {
     complete_outstanding(state);  // the agreement's messages come after theirs

@@ -93,12 +93,12 @@ double model_seconds(const AlgorithmSpec& algorithm, const BcastShape& shape,
   std::vector<std::uint32_t> receive_count(shape.procs, 0);
   for (int rank = 0; rank < shape.procs; ++rank) {
     const RankSchedule schedule = make_schedule(algorithm, shape, rank);
-    // A shared-memory phase is copies, not messages: the alpha-beta model does not price
+    // A shared- or cross-memory phase is copies, not messages: the alpha-beta model does not price
     // them, and nothing it has not been held against a real node may rank them.
     for (const Phase& phase : schedule.phases) {
-      if (phase.medium == Medium::shared_memory) {
+      if (phase.medium != Medium::messages) {
         throw std::invalid_argument("model_seconds: " + phase.name +
-                                    " moves through shared memory, which the model does not price");
+                                    " moves through the node's memory, which the model does not price");
       }
     }
     const std::vector<Operation> ops = expand(schedule);

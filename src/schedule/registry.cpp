@@ -39,6 +39,10 @@ constexpr std::uint64_t kMaxBlocks = std::uint64_t{1} << 20;
 // segment whatever its size.
 constexpr std::uint64_t kDefaultShmSegmentBytes = 64 << 10;
 constexpr std::uint64_t kMaxShmSegmentBytes = std::uint64_t{1} << 20;
+// cma's segment is one process_vm_readv, which pins and copies the source's pages itself:
+// a segment pays a system call (about a microsecond), so segments are larger than shm's
+// slots; they only matter where a reader's source is not the root (P > 9) or packs.
+constexpr std::uint64_t kDefaultCmaSegmentBytes = 256 << 10;
 
 struct Row {
   AlgorithmInfo info;
@@ -62,8 +66,8 @@ struct Row {
 
 using enum ParameterKind;
 
-// {algorithm, name, alias, parameter kind, default, min, max, description, concrete, tuned},
-// schedule. `tuned`: what tuners measure (the parameters that won somewhere on the models and
+// {algorithm, name, alias, parameter kind, default, min, max, description, concrete, tuned,
+// within_node (written only where true)}, schedule. `tuned`: what tuners measure (the parameters that won somewhere on the models and
 // the real node, docs/auto.md); hypercube, split-binary-tree and scatter-ring never did. Rows in the order of concrete_algorithms() and of the help texts.
 constexpr Row kRows[] = {
     {{Algorithm::automatic, "auto", "", none, 0, 0, 0,
@@ -114,8 +118,12 @@ constexpr Row kRows[] = {
      LEANCAST_SCHEDULE(circulant_schedule)},
     {{Algorithm::shm, "shm", "", segment_bytes, kDefaultShmSegmentBytes, 1, kMaxShmSegmentBytes,
       "within one node: the root copies each segment into shared memory once, all copy out",
-      true, "shm:16K,shm:64K"},
+      true, "shm:16K,shm:64K", true},
      LEANCAST_SCHEDULE(shm_schedule)},
+    {{Algorithm::cma, "cma", "", segment_bytes, kDefaultCmaSegmentBytes, 1, kMaxSegmentBytes,
+      "within one node: each reader copies once straight from its source's buffer (CMA)", true,
+      "cma", true},
+     LEANCAST_SCHEDULE(cma_schedule)},
     // Composes two schedules by its levels, not a parameter: make_schedule calls it.
     {{Algorithm::node_aware, "node-aware", "", levels, 0, 0, 0,
       "BETWEEN among one leader per node, then WITHIN each node (default auto/auto)", true,
@@ -250,8 +258,9 @@ std::string check_spec(const AlgorithmSpec& spec) {
     return problem;
   }
   if (a.parameter != levels) return "";
-  if (spec.between_nodes.algorithm == Algorithm::shm) {
-    return "node-aware: shm works within a node; the level between nodes must move messages";
+  if (const AlgorithmInfo& between = row(spec.between_nodes.algorithm).info; between.within_node) {
+    return "node-aware: " + std::string(between.name) +
+           " works within a node; the level between nodes must move messages";
   }
   if (std::string problem = check_level(spec.between_nodes); !problem.empty()) return problem;
   return check_level(spec.within_nodes);
@@ -319,8 +328,9 @@ std::string parameter_problem(const AlgorithmSpec& spec) { return detail::check_
 std::string_view to_string(Algorithm algorithm) { return row(algorithm).info.name; }
 
 bool uses_shared_memory(const AlgorithmSpec& spec) {
-  return spec.algorithm == Algorithm::shm ||
-         (spec.algorithm == Algorithm::node_aware && spec.within_nodes.algorithm == Algorithm::shm);
+  const Algorithm flat =
+      spec.algorithm == Algorithm::node_aware ? spec.within_nodes.algorithm : spec.algorithm;
+  return row(flat).info.within_node;
 }
 
 std::string to_string(const AlgorithmSpec& spec) {

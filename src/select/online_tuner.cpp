@@ -113,10 +113,12 @@ std::vector<AlgorithmSpec> tune_candidates(const TuneSettings& settings, const B
   if (list.size() < limit) {
     add_once(list, resolve_automatic(Algorithm::automatic, shape));
   }
-  // The model does not price shm's copies, so it cannot rank it: on one node it is tried.
-  if (list.size() < limit && settings.shared_memory && shape.procs > 1 &&
-      node_counts(shape).nodes == 1) {
-    add_once(list, Algorithm::shm);
+  // The model does not price copies through the node's memory (shm, cma), so it cannot
+  // rank them: on one node they are tried, in the registry's order.
+  if (settings.shared_memory && shape.procs > 1 && node_counts(shape).nodes == 1) {
+    for (const AlgorithmSpec& spec : tuned_specs(false)) {
+      if (list.size() < limit && uses_shared_memory(spec)) add_once(list, AlgorithmSpec(spec.algorithm));
+    }
   }
   if (list.size() < limit) {
     for (const AlgorithmSpec& candidate : model_ranking(shape)) {

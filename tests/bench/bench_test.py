@@ -32,6 +32,13 @@ class Bench(unittest.TestCase):
                            "--json", cls.json_path, "--csv", cls.csv_path)
         with open(cls.json_path) as f:
             cls.data = json.load(f)
+        # Rotation forced on at small sizes, where auto would not rotate.
+        cls.rotated_path = os.path.join(cls.dir, "rotated.json")
+        cls.rotated_result = bench("--rotate-buffers", "on", "--algorithms", "scatter-ring,mpi",
+                                   "--sizes", "4K,100003", "--iterations", "5", "--warmup", "1",
+                                   "--reps", "2", "--check", "--json", cls.rotated_path)
+        with open(cls.rotated_path) as f:
+            cls.rotated = json.load(f)
 
     def test_runs_and_prints_a_table(self):
         self.assertEqual(self.result.returncode, 0, self.result.stderr)
@@ -74,6 +81,88 @@ class Bench(unittest.TestCase):
                 capture_output=True, text=True, check=True).stdout)["selected_algorithm"]
             self.assertEqual(chosen[("auto", size)], expected, size)
         self.assertEqual(chosen[("pipeline-binary-tree", 1)], "pipeline-binary-tree:64K")
+
+    def check_memory_bound(self, run):
+        """Every cell's bound from the run's copy rates, and the median time over it."""
+        one = run["memory_copy_one_core_bytes_per_second"]
+        every = run["memory_copy_all_cores_bytes_per_second"]
+        self.assertGreater(one, 0)
+        self.assertGreater(every, 0)
+        self.assertEqual(run["memory_copy_ranks"], int(PROCS))  # one node: every rank
+        for cell in run["results"]:
+            n, procs = cell["bytes"], int(PROCS)
+            bound = cell["memory_bound_seconds"]
+            self.assertGreater(bound, 0)
+            self.assertAlmostEqual(bound, max(n / one, (procs - 1) * n / every), delta=bound * 1e-9)
+            ratio = cell["time_over_memory_bound"]
+            self.assertGreater(ratio, 0)
+            median = cell["summary"]["seconds_per_bcast"]["median"]
+            self.assertAlmostEqual(ratio, median / bound, delta=ratio * 1e-9)
+
+    def test_auto_rotates_no_buffers_below_the_cache_and_the_bound_is_there(self):
+        self.assertEqual(self.data["options"]["rotate_buffers"], "auto")
+        self.assertGreater(self.data["last_level_cache_bytes"], 100003)
+        for cell in self.data["results"]:
+            self.assertFalse(cell["buffers_rotated"], cell["bytes"])
+            self.assertEqual(cell["buffer_count"], 1)
+        self.check_memory_bound(self.data)
+        self.assertRegex(self.result.stdout, r"memory: memcpy best of 5.* GiB/s")
+        self.assertIn("bound us", self.result.stdout)
+
+    def test_rotated_buffers_forced_on_with_the_memory_bound(self):
+        self.assertEqual(self.rotated_result.returncode, 0, self.rotated_result.stderr)
+        self.assertIn("time/bound", self.rotated_result.stdout)
+        self.assertIn("rotated: 4096 B x ", self.rotated_result.stdout)
+        run = self.rotated
+        self.assertEqual(run["options"]["rotate_buffers"], "on")
+        llc, cap = run["last_level_cache_bytes"], run["rotation_cap_bytes"]
+        self.assertEqual(len(run["results"]), 4)
+        for cell in run["results"]:
+            self.assertTrue(cell["data_ok"], cell)
+            self.assertTrue(cell["buffers_rotated"], cell)
+            count, stride = cell["buffer_count"], -(-cell["bytes"] // 64) * 64
+            self.assertGreater(count, 1)
+            self.assertGreaterEqual(count * stride, min(2 * llc, cap // stride * stride))
+            self.assertLessEqual(count * stride, cap)
+        self.check_memory_bound(run)
+
+    def test_auto_rotates_above_the_cache(self):
+        llc = self.data["last_level_cache_bytes"]
+        if llc > 64 << 20:
+            self.skipTest(f"a last-level cache of {llc} bytes: too big a message for a test")
+        path = os.path.join(self.dir, "above.json")
+        result = bench("--algorithms", "mpi", "--sizes", f"4K,{llc + 64}", "--iterations", "2",
+                       "--warmup", "1", "--reps", "1", "--json", path)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(path) as f:
+            cells = {c["bytes"]: c for c in json.load(f)["results"]}
+        self.assertEqual((cells[4096]["buffers_rotated"], cells[4096]["buffer_count"]), (False, 1))
+        self.assertEqual((cells[llc + 64]["buffers_rotated"], cells[llc + 64]["buffer_count"]),
+                         (True, 2))
+
+    def test_report_plots_time_over_the_memory_bound_where_the_json_has_it(self):
+        out = os.path.join(self.dir, "report-bound")
+        result = subprocess.run([REPORT, self.rotated_path, "--out-dir", out], capture_output=True,
+                                text=True, timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(out, "rotated-memory-bound.png"), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        with open(os.path.join(out, "summary.md")) as f:
+            rows = [line for line in f.read().splitlines() if line.startswith("| ")]
+        self.assertIn("time/bound", rows[0])
+        cell = self.rotated["results"][0]
+        self.assertTrue(any(f"{cell['time_over_memory_bound']:.2f} (rotated)" in r for r in rows))
+        # Older JSON, without the bound: no such figure, no such column.
+        old = os.path.join(self.dir, "old.json")
+        cells = [{k: v for k, v in c.items() if "memory_bound" not in k}
+                 for c in self.rotated["results"]]
+        with open(old, "w") as f:
+            json.dump(dict(self.rotated, results=cells), f)
+        result = subprocess.run([REPORT, old, "--out-dir", out], capture_output=True, text=True,
+                                timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(out, "old-memory-bound.png")))
+        self.assertNotIn("time/bound", result.stdout)
 
     def test_each_repetition_runs_every_algorithm_once_in_a_shuffled_order(self):
         for rep in range(2):
@@ -135,6 +224,7 @@ class Bench(unittest.TestCase):
             (["--preset", "fig9"], "preset"),
             (["--json", "/nonexistent/dir/out.json"], "cannot write"),
             (["--root", "0", "--rotate-root"], "excludes"),
+            (["--rotate-buffers", "sometimes"], "--rotate-buffers"),
         ]
         for args, message in cases:
             sizes = [] if "--sizes" in args else ["--sizes", "1K"]

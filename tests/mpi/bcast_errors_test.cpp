@@ -92,6 +92,64 @@ TEST_F(BcastErrors, EachBadArgumentHasItsClass) {
   EXPECT_EQ(handler_calls, 0);
 }
 
+// A repeat of a call (same count, datatype, root and algorithm) skips the checks its first
+// call passed (bcast.cpp), but not those of the buffer, which a repeat may change; and a
+// derived datatype is checked again, even where a freed one's handle comes back.
+TEST_F(BcastErrors, ARepeatedCallIsCheckedAgainWhereItCanDiffer) {
+  int data[8] = {0};
+  for (const char* algorithm : {static_cast<const char*>(nullptr), "mpi", "shm", "binomial"}) {
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, algorithm), MPI_SUCCESS);
+    }
+    const std::string what = algorithm != nullptr ? algorithm : "auto";
+    expect_class(LC_Bcast_with(nullptr, 8, MPI_INT, 0, comm_, algorithm), MPI_ERR_BUFFER,
+                 ("NULL buffer after valid calls, " + what).c_str());
+    expect_class(LC_Bcast_with(MPI_IN_PLACE, 8, MPI_INT, 0, comm_, algorithm), MPI_ERR_BUFFER,
+                 ("MPI_IN_PLACE after valid calls, " + what).c_str());
+    EXPECT_EQ(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, algorithm), MPI_SUCCESS) << what;
+  }
+  for (int round = 0; round < 3; ++round) {
+    MPI_Datatype pair = MPI_DATATYPE_NULL;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    EXPECT_EQ(LC_Bcast(data, 2, pair, 0, comm_), MPI_SUCCESS);
+    EXPECT_EQ(LC_Bcast(data, 2, pair, 0, comm_), MPI_SUCCESS);
+    MPI_Type_free(&pair);
+    MPI_Datatype uncommitted = MPI_DATATYPE_NULL;
+    MPI_Type_contiguous(2, MPI_INT, &uncommitted);  // often the freed type's handle
+    expect_class(LC_Bcast(data, 2, uncommitted, 0, comm_), MPI_ERR_TYPE,
+                 "uncommitted type after a committed one");
+    MPI_Type_free(&uncommitted);
+  }
+  EXPECT_EQ(handler_calls, 0);
+}
+
+// A communicator freed and made again (its handle may come back) gets its own private
+// state, however many broadcasts went over the one before.
+TEST_F(BcastErrors, ACommunicatorMadeAgainBroadcastsOnItsOwn) {
+  const int rank = world_rank();
+  for (int round = 0; round < 4; ++round) {
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, round % 2 == 0 ? 0 : rank % 2, rank, &comm);
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    for (int i = 0; i < 3; ++i) {
+      int value = rank * 100 + round * 10 + i;
+      ASSERT_EQ(LC_Bcast_with(&value, 1, MPI_INT, size - 1, comm, "shm"), MPI_SUCCESS);
+      int root_world = 0;
+      MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+      MPI_Comm_group(comm, &group);
+      MPI_Comm_group(MPI_COMM_WORLD, &world);
+      const int last = size - 1;
+      MPI_Group_translate_ranks(group, 1, &last, world, &root_world);
+      MPI_Group_free(&group);
+      MPI_Group_free(&world);
+      EXPECT_EQ(value, root_world * 100 + round * 10 + i) << "round " << round;
+    }
+    MPI_Comm_free(&comm);
+  }
+}
+
 // The codes carry leancast's own text, which MPI_Error_string (and a fatal handler)
 // shows; where the MPI library cannot hold such text (MPICH 4.0), the plain class code.
 TEST_F(BcastErrors, ErrorStringsNameTheProblem) {

@@ -1,13 +1,17 @@
-// shm, the broadcast through a shared-memory window (src/mpi/executor_shared.cpp): every
-// byte at every rank for sizes around its slot boundaries and far beyond its window, any
-// root, many communicators made and freed (their windows with them), user point-to-point
-// traffic and other algorithms' broadcasts interleaved, node-aware:X/shm (run with
-// LEANCAST_RANKS_PER_NODE), and a rank that disagrees on the count.
+// The within-node levels, each test for both: shm, the broadcast through a shared-memory
+// window (src/mpi/run/executor_shared.cpp), and cma, the single copy from the source's buffer
+// (src/mpi/run/executor_cross.cpp). Every byte at every rank for sizes around cache lines,
+// segments and the window, any root, many communicators made and freed (their windows with
+// them), user point-to-point traffic and other algorithms' broadcasts interleaved,
+// node-aware:X/LEVEL (run with LEANCAST_RANKS_PER_NODE), a derived datatype, a rank that
+// disagrees on the count; for cma, a rank denied cross-memory attach making every rank fall
+// back to shm together.
 #include <gtest/gtest.h>
 
 #include <leancast/leancast.h>
 #include <leancast/leancast.hpp>
 
+#include "mpi/run/broadcast_run.hpp"
 #include "mpi/run/shared_window.hpp"
 #include "stderr_capture.hpp"
 #include "test_support.hpp"
@@ -37,14 +41,24 @@ std::uint64_t wrong_bytes(MPI_Comm comm, const std::string& algorithm, std::uint
   return wrong;
 }
 
-// Slots are the segment size rounded up to a power of two from 4 KiB, 8 of them: sizes one
-// below, at and above a segment, a window, and many windows.
-TEST(Shm, SizesAroundSlotAndWindowBoundaries) {
+// The level under test: "shm" or "cma".
+class WithinNode : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::string level(const std::string& parameter = "") const {
+    return parameter.empty() ? GetParam() : GetParam() + ":" + parameter;
+  }
+};
+
+// shm's slots are the segment size rounded up to a power of two from 4 KiB, 8 of them; cma
+// reads a segment per system call: sizes around a cache line, one below, at and above a
+// segment, a window, and many windows.
+TEST_P(WithinNode, SizesAroundLineSegmentAndWindowBoundaries) {
   const int procs = world_size();
   std::uint64_t seed = 1000;
   for (std::uint64_t segment : {std::uint64_t{4096}, std::uint64_t{16384}, std::uint64_t{5000}}) {
-    const std::string name = "shm:" + std::to_string(segment);
-    for (std::uint64_t bytes : {std::uint64_t{1}, segment - 1, segment, segment + 1,
+    const std::string name = level(std::to_string(segment));
+    for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{63}, std::uint64_t{64},
+                                std::uint64_t{65}, segment - 1, segment, segment + 1,
                                 8 * segment - 1, 8 * segment, 8 * segment + 1, 37 * segment + 5}) {
       for (int root : roots_under_test(procs)) {
         EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, name, bytes, root, ++seed), 0u)
@@ -56,9 +70,9 @@ TEST(Shm, SizesAroundSlotAndWindowBoundaries) {
 
 // 6 MiB through a window of 8 slots of 4 KiB: 1536 segments, each slot reused 192 times,
 // then the same with 1 MiB slots (the largest).
-TEST(Shm, FarBeyondTheWindow) {
+TEST_P(WithinNode, FarBeyondTheWindow) {
   const int procs = world_size();
-  for (const char* name : {"shm:4K", "shm:1M"}) {
+  for (const std::string& name : {level("4K"), level("1M")}) {
     EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, name, (6u << 20) + 3, procs - 1, 7), 0u) << name;
     EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, name, 3u << 20, 0, 8), 0u) << name;
   }
@@ -66,12 +80,12 @@ TEST(Shm, FarBeyondTheWindow) {
 
 // Windows live with their communicators: 40 made and freed leave none behind, and each
 // delivers (its own window, counting its own segments from 0).
-TEST(Shm, ManyCommunicatorsLeaveNoWindowBehind) {
+TEST_P(WithinNode, ManyCommunicatorsLeaveNoWindowBehind) {
   const std::size_t before = detail::shared_windows_alive();
   for (int i = 0; i < 40; ++i) {
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    EXPECT_EQ(wrong_bytes(comm, "shm", 20000 + i, i % world_size(), 100 + i), 0u) << i;
+    EXPECT_EQ(wrong_bytes(comm, level(), 20000 + i, i % world_size(), 100 + i), 0u) << i;
     if (world_size() > 1) {
       EXPECT_EQ(detail::shared_windows_alive(), before + 1);
     }
@@ -83,26 +97,28 @@ TEST(Shm, ManyCommunicatorsLeaveNoWindowBehind) {
   MPI_Comm_split(MPI_COMM_WORLD, world_rank() % 2, 0, &half);
   int half_size = 0;
   MPI_Comm_size(half, &half_size);
-  EXPECT_EQ(wrong_bytes(half, "shm", 70001, half_size - 1, 9), 0u);
+  EXPECT_EQ(wrong_bytes(half, level(), 70001, half_size - 1, 9), 0u);
   MPI_Comm_free(&half);
   EXPECT_EQ(detail::shared_windows_alive(), before);
 }
 
 // A user receive with MPI_ANY_SOURCE and MPI_ANY_TAG, posted on the user's communicator
-// before the broadcasts, takes the user's message, never broadcast data; shm broadcasts
-// between other algorithms' broadcasts on the same communicator all deliver.
-TEST(Shm, InterleavedWithUserTrafficAndOtherBroadcasts) {
+// before the broadcasts, takes the user's message, never broadcast data; the level's
+// broadcasts between other algorithms' (the other level's too) on the same communicator all
+// deliver.
+TEST_P(WithinNode, InterleavedWithUserTrafficAndOtherBroadcasts) {
   const int procs = world_size(), rank = world_rank();
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   int received = -1;
   MPI_Request request = MPI_REQUEST_NULL;
   MPI_Irecv(&received, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &request);
-  const char* algorithms[] = {"shm", "binomial", "shm:4K", "pipeline-chain:8K", "shm",
-                              "node-aware:binomial/shm", "scatter-ring-tuned", "shm:1K"};
+  const std::string algorithms[] = {level(), "binomial", level("4K"), "pipeline-chain:8K",
+                                    "shm", "cma", "node-aware:binomial/" + level(),
+                                    "scatter-ring-tuned", level("1K")};
   std::uint64_t seed = 500;
   for (int round = 0; round < 3; ++round) {
-    for (const char* name : algorithms) {
+    for (const std::string& name : algorithms) {
       const std::uint64_t bytes = 1 + (seed * 7919) % 200000;
       EXPECT_EQ(wrong_bytes(comm, name, bytes, static_cast<int>(seed % procs), seed), 0u) << name;
       ++seed;
@@ -119,7 +135,7 @@ TEST(Shm, InterleavedWithUserTrafficAndOtherBroadcasts) {
 
 // Derived datatypes: packed once at the root, piece by piece as segments need them, and
 // unpacked into a strided layout at the receivers.
-TEST(Shm, StridedDatatype) {
+TEST_P(WithinNode, StridedDatatype) {
   const int rank = world_rank();
   MPI_Datatype every_other = MPI_DATATYPE_NULL;
   MPI_Type_vector(30000, 1, 2, MPI_INT, &every_other);
@@ -128,7 +144,8 @@ TEST(Shm, StridedDatatype) {
   for (int i = 0; i < 30000; ++i) {
     if (rank == 1 % world_size()) data[2 * i] = i * 3 + 1;
   }
-  ASSERT_EQ(LC_Bcast_with(data.data(), 1, every_other, 1 % world_size(), MPI_COMM_WORLD, "shm:4K"),
+  ASSERT_EQ(LC_Bcast_with(data.data(), 1, every_other, 1 % world_size(), MPI_COMM_WORLD,
+                          level("4K").c_str()),
             MPI_SUCCESS);
   int wrong = 0;
   for (int i = 0; i < 30000; ++i) wrong += data[2 * i] != i * 3 + 1 || data[2 * i + 1] != -1;
@@ -139,7 +156,7 @@ TEST(Shm, StridedDatatype) {
 // An erroneous program: the last rank expects 100 bytes more than the root sends, in one
 // segment. It reads a segment of another broadcast's signature and length, returns an
 // error that says so, and takes no byte; the others deliver; a correct broadcast follows.
-TEST(Shm, ARankThatDisagreesOnTheCountGetsAnError) {
+TEST_P(WithinNode, ARankThatDisagreesOnTheCountGetsAnError) {
   const int procs = world_size(), rank = world_rank();
   if (procs < 2) GTEST_SKIP() << "needs two ranks";
   MPI_Comm comm = MPI_COMM_NULL;
@@ -151,7 +168,7 @@ TEST(Shm, ARankThatDisagreesOnTheCountGetsAnError) {
   // The message is the error code's string, or on stderr where the library cannot carry it
   // (MPICH 4.0 for this class).
   const std::string printed =
-      capture_stderr([&] { wrong = wrong_bytes(comm, "shm", bytes, 0, 31, &rc); });
+      capture_stderr([&] { wrong = wrong_bytes(comm, level(), bytes, 0, 31, &rc); });
   if (rank == procs - 1) {
     int error_class = MPI_SUCCESS;
     MPI_Error_class(rc, &error_class);
@@ -165,7 +182,32 @@ TEST(Shm, ARankThatDisagreesOnTheCountGetsAnError) {
     EXPECT_EQ(rc, MPI_SUCCESS);
     EXPECT_EQ(wrong, 0u);
   }
-  EXPECT_EQ(wrong_bytes(comm, "shm", 5000, procs - 1, 32), 0u);
+  EXPECT_EQ(wrong_bytes(comm, level(), 5000, procs - 1, 32), 0u);
+  MPI_Comm_free(&comm);
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, WithinNode, ::testing::Values("shm", "cma"),
+                         [](const auto& info) { return info.param; });
+
+// A rank that may not read the others' memory (LEANCAST_TEST_DENY_CMA=1 fails its test read
+// as a ptrace policy would) while the communicator's window is made: every rank runs cma as
+// shm from then on, and every broadcast delivers. A window made without the denial runs cma.
+TEST(Cma, ADeniedRankMakesEveryRankFallBackTogether) {
+  const int procs = world_size(), rank = world_rank();
+  if (procs < 2) GTEST_SKIP() << "needs two ranks";
+  const std::uint64_t before = detail::cma_runs_as_shm();
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  if (rank == procs / 2) setenv("LEANCAST_TEST_DENY_CMA", "1", 1);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(wrong_bytes(comm, "cma", 1000 + 70000 * i, i % procs, 900 + i), 0u) << i;
+  }
+  unsetenv("LEANCAST_TEST_DENY_CMA");
+  EXPECT_EQ(detail::cma_runs_as_shm(), before + 5) << "rank " << rank;
+  MPI_Comm_free(&comm);
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  EXPECT_EQ(wrong_bytes(comm, "cma", 300000, procs - 1, 950), 0u);
+  EXPECT_EQ(detail::cma_runs_as_shm(), before + 5) << "rank " << rank;
   MPI_Comm_free(&comm);
 }
 

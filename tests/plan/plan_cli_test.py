@@ -97,10 +97,13 @@ class PlanCli(unittest.TestCase):
         report = plan_json("--compare", "--procs", "64", "--bytes", "4M")
         names = [a["algorithm"] for a in report["algorithms"]]
         # Every concrete algorithm of the registry: all listed names but auto and mpi, ranked
-        # or (shm: copies through shared memory, not messages) listed as not modelled.
+        # or (shm, cma: copies through the node's memory, not messages) listed as not modelled.
         listed = run("--list-algorithms").stdout.split()
         self.assertEqual(len(names) + len(report["not_modelled"]), len(listed) - 2)
-        self.assertEqual(report["not_modelled"], ["shm:64K"])
+        rows = json.loads(run("--json", "--list-algorithms").stdout)
+        within = [r["name"] for r in rows if r.get("shared_memory")]
+        self.assertEqual(sorted(within), ["cma", "shm"])
+        self.assertEqual([n.split(":")[0] for n in report["not_modelled"]], within)
         self.assertIn("pipeline-chain:64K", names)
         self.assertIn("circulant", names)
         times = [a["model_seconds"] for a in report["algorithms"]]

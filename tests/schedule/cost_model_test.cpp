@@ -117,9 +117,9 @@ TEST(CostModel, NodeAwarePairsPlayToTheEnd) {
   const CostModel two_levels{
       .alpha = 1e-6, .beta = 1e-10, .ranks_per_node = 4, .alpha_inter = 3e-6, .beta_inter = 2e-10};
   for (const AlgorithmSpec& between : flat) {
-    if (between.algorithm == Algorithm::shm) continue;  // within nodes only
+    if (algorithm_info(between.algorithm).within_node) continue;  // within nodes only
     for (const AlgorithmSpec& within : flat) {
-      if (within.algorithm == Algorithm::shm) continue;  // not priced
+      if (algorithm_info(within.algorithm).within_node) continue;  // not priced
       for (int procs : {8, 19}) {
         const BcastShape shape{procs, procs / 2, 1 << 20, block_nodes(procs, 4)};
         const AlgorithmSpec spec = AlgorithmSpec::node_aware(between, within);

@@ -32,7 +32,7 @@ TEST(NodeAware, DeliversWithEveryLevelPairOnBlockNodes) {
   flat.push_back(AlgorithmSpec{Algorithm::pipeline_chain, 100});
   flat.push_back(AlgorithmSpec{Algorithm::circulant, 7});
   for (const AlgorithmSpec& between : flat) {
-    if (between.algorithm == Algorithm::shm) continue;  // within nodes only
+    if (algorithm_info(between.algorithm).within_node) continue;  // within nodes only
     for (const AlgorithmSpec& within : flat) {
       const AlgorithmSpec spec = AlgorithmSpec::node_aware(between, within);
       for (int procs : {1, 2, 7, 12, 23}) {
@@ -176,7 +176,7 @@ TEST(NodeAware, CutLevelsDeliverWithEveryLevelPair) {
   flat.push_back(AlgorithmSpec{Algorithm::pipeline_chain, 100000});
   flat.push_back(AlgorithmSpec{Algorithm::circulant, 7});
   for (const AlgorithmSpec& between : flat) {
-    if (between.algorithm == Algorithm::shm) continue;  // within nodes only
+    if (algorithm_info(between.algorithm).within_node) continue;  // within nodes only
     for (const AlgorithmSpec& within : flat) {
       const AlgorithmSpec spec = AlgorithmSpec::node_aware(between, within);
       for (int procs : {9, 23}) {

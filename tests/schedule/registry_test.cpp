@@ -91,8 +91,8 @@ TEST(Registry, EveryRangeBoundaryInsideIsAccepted) {
       EXPECT_EQ(parameter_problem(*spec), "") << text;
       EXPECT_EQ(parse_algorithm_spec(to_string(*spec)), spec) << text;
       EXPECT_TRUE(verify_schedule(*spec, {5, 2, 1000}).ok()) << text;
-      // shm works within nodes only (a between-node level of shm is refused).
-      const std::string between = info.algorithm == Algorithm::shm ? "binomial" : text;
+      // shm and cma work within nodes only (a between-node level of them is refused).
+      const std::string between = info.within_node ? "binomial" : text;
       const auto level = parse_algorithm_spec("node-aware:" + between + "/" + text, &error);
       ASSERT_TRUE(level) << error;
       EXPECT_TRUE(verify_schedule(*level, {6, 1, 1000, block_nodes(6, 2)}).ok()) << text;

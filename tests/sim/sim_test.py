@@ -35,6 +35,8 @@ import subprocess
 import sys
 import tempfile
 
+# The within-node levels: copies through one node's memory, which SMPI does not simulate.
+WITHIN_NODE = {"shm", "cma"}
 # Some algorithms with a parameter; every_algorithm() adds every name of the registry.
 WITH_PARAMETERS = ["pipeline-chain:8K", "knomial:3", "circulant:9",
                    "node-aware:pipeline-chain:8K/binomial",
@@ -47,22 +49,23 @@ def every_algorithm(sim):
     plan = os.path.join(os.path.dirname(os.path.abspath(sim)), "leancast-plan")
     listed = subprocess.run([plan, "--list-algorithms"], capture_output=True, text=True,
                             check=True, timeout=60)
-    # shm is not simulated: check_shm tests that it says so.
-    return [a for a in listed.stdout.split() if a != "shm"] + WITH_PARAMETERS
+    # shm and cma (the within-node levels) are not simulated: check_shm tests that it says so.
+    return [a for a in listed.stdout.split() if a not in WITHIN_NODE] + WITH_PARAMETERS
 
 
 def check_shm(sim, bcast_check):
-    """shm is not simulated (SMPI would neither time its copies nor switch to the rank a
-    waiting rank spins for): an explicit shm is refused with a message naming the cause,
-    and auto, were its table to choose shm, would fall back to SMPI's MPI_Bcast."""
-    done = subprocess.run([sim, "--platform", "hornet", "--procs", "4", "--node-hosts",
-                           "--run", bcast_check, "1000", "shm"],
-                          capture_output=True, text=True, timeout=300)
-    expected = "shm: not under SMPI"
-    if done.returncode == 0 or expected not in done.stdout + done.stderr:
-        sys.exit(f"FAILED: shm under SMPI: expected an error with '{expected}':\n"
-                 f"{done.stdout}{done.stderr}")
-    print("shm under SMPI: refused, naming the cause")
+    """shm and cma are not simulated (SMPI would neither time their copies nor switch to the
+    rank a waiting rank spins for): each, named, is refused with a message naming the cause,
+    and auto, were its table to choose one, would fall back to SMPI's MPI_Bcast."""
+    for level in sorted(WITHIN_NODE):
+        done = subprocess.run([sim, "--platform", "hornet", "--procs", "4", "--node-hosts",
+                               "--run", bcast_check, "1000", level],
+                              capture_output=True, text=True, timeout=300)
+        expected = "shm, cma: not under SMPI"
+        if done.returncode == 0 or expected not in done.stdout + done.stderr:
+            sys.exit(f"FAILED: {level} under SMPI: expected an error with '{expected}':\n"
+                     f"{done.stdout}{done.stderr}")
+        print(f"{level} under SMPI: refused, naming the cause")
 
 
 def check_data(sim, bcast_check, procs, size, layout=()):

@@ -15,6 +15,7 @@
 
 #include "environment.hpp"
 #include "measure.hpp"
+#include "memory.hpp"
 #include "options.hpp"
 #include "results.hpp"
 
@@ -67,15 +68,20 @@ int run_bench(const Options& options, int rank, int procs) {
   if (!open_outputs(options, rank, json, csv)) return 2;
   std::shared_ptr<const leancast::NodeMap> nodes;
   leancast::node_map(MPI_COMM_WORLD, nodes);
-  BenchRun run{options, procs, nodes, describe_environment(MPI_COMM_WORLD), {}, 0};
+  BenchRun run{options, procs, nodes, describe_environment(MPI_COMM_WORLD), {}, 0, {}};
+#ifdef LEANCAST_SMPI
+  run.memory = probe_memory(MPI_COMM_WORLD, false);  // simulated time: no copy rates
+#else
+  run.memory = probe_memory(MPI_COMM_WORLD, true);
+#endif
   const std::size_t algorithms = options.algorithms.size(), sizes = options.sizes.size();
   std::vector<Broadcaster> broadcasters;
   for (const std::string& name : options.algorithms) {
     broadcasters.emplace_back(name);
-    for (std::uint64_t bytes : options.sizes) run.cells.push_back({name, bytes, 0, {}});
+    for (std::uint64_t bytes : options.sizes) run.cells.push_back({name, bytes, 0, {}, {}});
   }
-  CellRunner runner(options, MPI_COMM_WORLD,
-                    *std::max_element(options.sizes.begin(), options.sizes.end()));
+  CellRunner runner(options, MPI_COMM_WORLD, run.memory.llc_bytes);
+  for (Cell& cell : run.cells) cell.buffers = runner.plan(cell.bytes);
   Progress progress(options.quiet, rank, static_cast<int>(run.cells.size()) * options.reps);
   const double start = MPI_Wtime();
   int done = 0;

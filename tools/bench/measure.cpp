@@ -36,35 +36,69 @@ int Broadcaster::operator()(void* buf, int bytes, int root, MPI_Comm comm) const
   return leancast::bcast(buf, bytes, MPI_BYTE, root, comm, algorithm_);
 }
 
-CellRunner::CellRunner(const Options& options, MPI_Comm comm, std::uint64_t max_bytes)
+BufferPlan buffer_plan(Rotation rotation, std::uint64_t bytes, std::uint64_t llc_bytes) {
+  const std::uint64_t size = std::max<std::uint64_t>(bytes, 1);
+  const bool wanted =
+      rotation == Rotation::on || (rotation == Rotation::automatic && size > llc_bytes);
+  const std::uint64_t stride = (size + 63) / 64 * 64;
+  if (!wanted || 2 * stride > kRotationCapBytes) return {false, 1, size};
+  const std::uint64_t buffers = std::max<std::uint64_t>(2, (2 * llc_bytes + stride - 1) / stride);
+  return {true, std::min(buffers, kRotationCapBytes / stride), stride};
+}
+
+namespace {
+std::uint64_t arena_bytes(const Options& options, std::uint64_t llc_bytes) {
+  std::uint64_t bytes = 1;
+  for (std::uint64_t size : options.sizes) {
+    const BufferPlan plan = buffer_plan(options.rotate_buffers, size, llc_bytes);
+    bytes = std::max(bytes, plan.buffers * plan.stride);
+  }
+  return bytes;
+}
+}  // namespace
+
+CellRunner::CellRunner(const Options& options, MPI_Comm comm, std::uint64_t llc_bytes)
     : options_(options),
       comm_(comm),
-      buffer_(allocate_buffer(std::max<std::uint64_t>(max_bytes, 1), options.shared_buffer),
+      llc_bytes_(llc_bytes),
+      buffer_(allocate_buffer(arena_bytes(options, llc_bytes), options.shared_buffer),
               Release{options.shared_buffer}) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &procs_);
+}
+
+BufferPlan CellRunner::plan(std::uint64_t bytes) const {
+  return buffer_plan(options_.rotate_buffers, bytes, llc_bytes_);
 }
 
 int CellRunner::root_of(int iteration) const {
   return options_.rotate_root ? iteration % procs_ : options_.root;
 }
 
-void CellRunner::prepare(int bytes, int root, int salt) {
-  for (int i = 0; i < bytes; ++i) buffer_[i] = rank_ == root ? pattern(root, salt, i) : 0;
+// Every rank makes the same calls, so turn_ and the buffer it picks agree across ranks.
+unsigned char* CellRunner::next_buffer(const BufferPlan& plan) {
+  if (!plan.rotated) return buffer_.get();
+  return buffer_.get() + (turn_++ % plan.buffers) * plan.stride;
 }
 
-std::uint64_t CellRunner::count_wrong(int bytes, int root, int salt) const {
+void CellRunner::prepare(unsigned char* buffer, int bytes, int root, int salt) {
+  for (int i = 0; i < bytes; ++i) buffer[i] = rank_ == root ? pattern(root, salt, i) : 0;
+}
+
+std::uint64_t CellRunner::count_wrong(const unsigned char* buffer, int bytes, int root,
+                                      int salt) const {
   std::uint64_t wrong = 0;
-  for (int i = 0; i < bytes; ++i) wrong += buffer_[i] != pattern(root, salt, i);
+  for (int i = 0; i < bytes; ++i) wrong += buffer[i] != pattern(root, salt, i);
   return wrong;
 }
 
 std::uint64_t CellRunner::verify(const Broadcaster& bcast, int bytes, int salt) {
   if (options_.shared_buffer) return 0;
   const int root = root_of(0);
-  prepare(bytes, root, salt);
-  std::uint64_t wrong = bcast(buffer_.get(), bytes, root, comm_) == MPI_SUCCESS
-                            ? count_wrong(bytes, root, salt)
+  unsigned char* buffer = next_buffer(plan(bytes));
+  prepare(buffer, bytes, root, salt);
+  std::uint64_t wrong = bcast(buffer, bytes, root, comm_) == MPI_SUCCESS
+                            ? count_wrong(buffer, bytes, root, salt)
                             : static_cast<std::uint64_t>(bytes) + 1;
   std::uint64_t total = 0;
   MPI_Allreduce(&wrong, &total, 1, MPI_UINT64_T, MPI_SUM, comm_);
@@ -72,22 +106,26 @@ std::uint64_t CellRunner::verify(const Broadcaster& bcast, int bytes, int salt) 
 }
 
 CellTiming CellRunner::time(const Broadcaster& bcast, int bytes, int salt) {
-  for (int i = 0; i < options_.warmup; ++i) bcast(buffer_.get(), bytes, root_of(i), comm_);
-  return options_.method == Method::paper ? time_paper(bcast, bytes, salt)
-                                          : time_osu(bcast, bytes, salt);
+  const BufferPlan buffers = plan(bytes);
+  for (int i = 0; i < options_.warmup; ++i) bcast(next_buffer(buffers), bytes, root_of(i), comm_);
+  return options_.method == Method::paper ? time_paper(bcast, buffers, bytes, salt)
+                                          : time_osu(bcast, buffers, bytes, salt);
 }
 
-// The paper: one barrier, then `iterations` back-to-back broadcasts; the slowest rank's
-// time counts. With --check each broadcast's data is prepared and checked inside the loop.
-CellTiming CellRunner::time_paper(const Broadcaster& bcast, int bytes, int salt) {
+// The paper: one barrier, then `iterations` back-to-back broadcasts, each in the next
+// buffer when they rotate; the slowest rank's time counts. With --check each broadcast's
+// data is prepared and checked inside the loop.
+CellTiming CellRunner::time_paper(const Broadcaster& bcast, const BufferPlan& buffers,
+                                int bytes, int salt) {
   std::uint64_t wrong = 0;
   MPI_Barrier(comm_);
   const double start = MPI_Wtime();
   for (int i = 0; i < options_.iterations; ++i) {
     const int root = root_of(i);
-    if (options_.check) prepare(bytes, root, salt + i);
-    bcast(buffer_.get(), bytes, root, comm_);
-    if (options_.check) wrong += count_wrong(bytes, root, salt + i);
+    unsigned char* buffer = next_buffer(buffers);
+    if (options_.check) prepare(buffer, bytes, root, salt + i);
+    bcast(buffer, bytes, root, comm_);
+    if (options_.check) wrong += count_wrong(buffer, bytes, root, salt + i);
   }
   const double local = MPI_Wtime() - start;
   CellTiming timing;
@@ -100,17 +138,19 @@ CellTiming CellRunner::time_paper(const Broadcaster& bcast, int bytes, int salt)
 
 // OSU/IMB: a barrier before each broadcast, each timed on its own; per iteration the
 // slowest rank counts; mean, min and max over iterations.
-CellTiming CellRunner::time_osu(const Broadcaster& bcast, int bytes, int salt) {
+CellTiming CellRunner::time_osu(const Broadcaster& bcast, const BufferPlan& buffers,
+                                int bytes, int salt) {
   std::vector<double> local(options_.iterations), slowest(options_.iterations);
   std::uint64_t wrong = 0;
   for (int i = 0; i < options_.iterations; ++i) {
     const int root = root_of(i);
-    if (options_.check) prepare(bytes, root, salt + i);
+    unsigned char* buffer = next_buffer(buffers);
+    if (options_.check) prepare(buffer, bytes, root, salt + i);
     MPI_Barrier(comm_);
     const double start = MPI_Wtime();
-    bcast(buffer_.get(), bytes, root, comm_);
+    bcast(buffer, bytes, root, comm_);
     local[i] = MPI_Wtime() - start;
-    if (options_.check) wrong += count_wrong(bytes, root, salt + i);
+    if (options_.check) wrong += count_wrong(buffer, bytes, root, salt + i);
   }
   MPI_Allreduce(local.data(), slowest.data(), options_.iterations, MPI_DOUBLE, MPI_MAX, comm_);
   CellTiming timing;

@@ -27,6 +27,18 @@ class Broadcaster {
   AlgorithmSpec algorithm_;  // unused for "mpi"
 };
 
+// The buffers one cell's broadcasts use: with rotation, `buffers` of `stride` bytes (the
+// size rounded up to a cache line), each broadcast in the next, in the same order on every
+// rank (IMB's -off_cache), so that k * stride >= 2 LLC and a broadcast is not served
+// from the cache; at most kRotationCapBytes in all (at least two buffers, or no rotation).
+struct BufferPlan {
+  bool rotated = false;
+  std::uint64_t buffers = 1;
+  std::uint64_t stride = 0;
+};
+constexpr std::uint64_t kRotationCapBytes = 1ull << 30;
+BufferPlan buffer_plan(Rotation rotation, std::uint64_t bytes, std::uint64_t llc_bytes);
+
 struct CellTiming {
   double seconds_per_bcast = 0;  // paper: total / iterations; osu: mean of per-iteration max
   double total_seconds = 0;      // paper: the timed loop, max over ranks
@@ -37,7 +49,9 @@ struct CellTiming {
 
 class CellRunner {
  public:
-  CellRunner(const Options& options, MPI_Comm comm, std::uint64_t max_bytes);
+  // Allocates, once, room for every size's buffers (options.sizes, options.rotate_buffers).
+  CellRunner(const Options& options, MPI_Comm comm, std::uint64_t llc_bytes);
+  BufferPlan plan(std::uint64_t bytes) const;
   // One checked broadcast; returns the number of wrong bytes over all ranks (0 with a
   // shared buffer, which cannot be checked).
   std::uint64_t verify(const Broadcaster& bcast, int bytes, int salt);
@@ -45,10 +59,11 @@ class CellRunner {
 
  private:
   int root_of(int iteration) const;
-  void prepare(int bytes, int root, int salt);
-  std::uint64_t count_wrong(int bytes, int root, int salt) const;
-  CellTiming time_paper(const Broadcaster& bcast, int bytes, int salt);
-  CellTiming time_osu(const Broadcaster& bcast, int bytes, int salt);
+  unsigned char* next_buffer(const BufferPlan& plan);
+  void prepare(unsigned char* buffer, int bytes, int root, int salt);
+  std::uint64_t count_wrong(const unsigned char* buffer, int bytes, int root, int salt) const;
+  CellTiming time_paper(const Broadcaster& bcast, const BufferPlan& buffers, int bytes, int salt);
+  CellTiming time_osu(const Broadcaster& bcast, const BufferPlan& buffers, int bytes, int salt);
 
   // Frees what allocate_buffer made: SMPI's shared allocation or an ordinary array.
   struct Release {
@@ -60,6 +75,8 @@ class CellRunner {
   MPI_Comm comm_;
   int rank_ = 0;
   int procs_ = 1;
+  std::uint64_t llc_bytes_ = 0;
+  std::uint64_t turn_ = 0;  // broadcasts so far: the next rotated buffer
   std::unique_ptr<unsigned char[], Release> buffer_;
 };
 

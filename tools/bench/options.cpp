@@ -78,6 +78,7 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   std::string algorithms = "scatter-ring,scatter-ring-tuned,mpi";
   std::string sizes_text = "1M";
   std::string method = "paper";
+  std::string rotate_buffers = "auto";
   std::optional<std::string> baseline;
 
   CLI::App app{"leancast-bench: every broadcast side by side with the MPI library's MPI_Bcast"};
@@ -102,6 +103,10 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
                  "paper: barrier + back-to-back broadcasts, bandwidth; osu: barrier before each, "
                  "latency")
       ->check(CLI::IsMember({"paper", "osu"}))->capture_default_str();
+  app.add_option("--rotate-buffers", rotate_buffers,
+                 "each broadcast in the next of k buffers, k n >= 2 last-level caches, at most "
+                 "1 GiB (IMB's -off_cache): auto = for sizes above the cache")
+      ->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
   app.add_flag("--check", o.check, "verify the data after every timed broadcast (slower)");
   app.add_flag("--shared-buffer", o.shared_buffer,
                "SMPI only: all simulated ranks share one buffer (SMPI_SHARED_MALLOC), so that "
@@ -125,6 +130,9 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   }
 
   o.method = method == "osu" ? Method::osu : Method::paper;
+  o.rotate_buffers = rotate_buffers == "on"    ? Rotation::on
+                     : rotate_buffers == "off" ? Rotation::off
+                                               : Rotation::automatic;
 #ifndef LEANCAST_SMPI
   if (o.shared_buffer) return failure("--shared-buffer needs the SMPI build (LEANCAST_MPI=smpi)");
 #endif

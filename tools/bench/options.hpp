@@ -9,6 +9,8 @@
 namespace leancast::bench {
 
 enum class Method { paper, osu };
+// --rotate-buffers: automatic rotates for sizes above the last-level cache.
+enum class Rotation { automatic, on, off };
 
 struct Options {
   std::vector<std::string> algorithms;  // leancast names and "mpi" (the library's MPI_Bcast)
@@ -20,6 +22,7 @@ struct Options {
   bool rotate_root = false;
   std::string baseline = "scatter-ring";
   Method method = Method::paper;
+  Rotation rotate_buffers = Rotation::automatic;
   bool check = false;
   bool shared_buffer = false;  // SMPI: one buffer for all simulated ranks, data unchecked
   bool quiet = false;

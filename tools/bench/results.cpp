@@ -36,6 +36,47 @@ double speedup_in_rep(const BenchRun& run, const Cell& cell, std::size_t rep) {
 
 std::string method_name(Method m) { return m == Method::paper ? "paper" : "osu"; }
 
+std::string rotation_name(Rotation r) {
+  return r == Rotation::on ? "on" : r == Rotation::off ? "off" : "auto";
+}
+
+std::string mib_text(std::uint64_t bytes) {
+  return bytes % (1 << 20) == 0 ? fmt::format("{} MiB", bytes >> 20)
+                                : fmt::format("{:.1f} MiB", static_cast<double>(bytes) / kMiB);
+}
+
+// The cache, the rotated sizes and the copy rates: the lines above the table.
+void print_memory_header(const BenchRun& run) {
+  const MemoryInfo& m = run.memory;
+  std::string rotated;
+  for (std::uint64_t bytes : run.options.sizes) {
+    for (const Cell& cell : run.cells) {
+      if (cell.bytes != bytes || !cell.buffers.rotated) continue;
+      rotated += fmt::format("{}{} B x {}", rotated.empty() ? "" : ", ", bytes,
+                             cell.buffers.buffers);
+      break;
+    }
+  }
+  fmt::print("buffers: --rotate-buffers {}, last-level cache {} ({}); rotated: {}\n",
+             rotation_name(run.options.rotate_buffers), mib_text(m.llc_bytes), m.llc_source,
+             rotated.empty() ? "none" : rotated + " (each broadcast in the next; k n >= 2 caches, "
+                                                  "at most 1 GiB a rank)");
+  if (!m.measured) return;
+  fmt::print("memory: memcpy best of 5, bytes written: one core {:.2f} GiB/s, {} rank(s) of the "
+             "node at once {:.2f} GiB/s in all; one core through cross-memory attach "
+             "(process_vm_readv, cma's copy) {:.2f} GiB/s\n",
+             m.one_core_bytes_per_second / kMiB / 1024, m.node_ranks,
+             m.all_cores_bytes_per_second / kMiB / 1024,
+             m.cross_memory_bytes_per_second / kMiB / 1024);
+  if (!m.one_node || run.procs < 2) {
+    fmt::print("memory: no bound: {}\n",
+               run.procs < 2 ? "one rank" : "the job spans more than one node");
+  } else {
+    fmt::print("memory: bound = max(n / one core, (P-1) n / all at once); above the cache it "
+               "means something only with rotated buffers\n");
+  }
+}
+
 nlohmann::ordered_json spread_json(const Spread& s) {
   return {{"median", s.median}, {"min", s.min}, {"max", s.max}};
 }
@@ -81,9 +122,13 @@ void print_table(const BenchRun& run) {
              method_name(o.method), run.procs, run.environment.value("nodes", 0), o.iterations,
              o.reps, o.rotate_root ? "rotating" : std::to_string(o.root),
              run.environment.value("mpi_library", std::string("?")));
+  print_memory_header(run);
   const bool osu = o.method == Method::osu;
-  fmt::print("{:>10}  {:<20}{:>12}  {:<21}{:>12}  {:>8} [min-max] vs {}\n", "bytes", "algorithm",
-             osu ? "latency us" : "MB/s", "(min-max)", "bcast/s", "speedup", o.baseline);
+  const bool bound = memory_bound_seconds(run.memory, run.procs, 1).has_value();
+  fmt::print("{:>10}  {:<20}{:>12}  {:<21}{:>12}{}  {:>8} [min-max] vs {}\n", "bytes", "algorithm",
+             osu ? "latency us" : "MB/s", "(min-max)", "bcast/s",
+             bound ? fmt::format("{:>12}{:>12}", "bound us", "time/bound") : "", "speedup",
+             o.baseline);
   for (std::uint64_t bytes : o.sizes) {
     for (const Cell& cell : run.cells) {
       if (cell.bytes != bytes) continue;
@@ -91,9 +136,13 @@ void print_table(const BenchRun& run) {
       const Spread& main = osu ? Spread{s.seconds_per_bcast.median * 1e6, s.seconds_per_bcast.min * 1e6,
                                         s.seconds_per_bcast.max * 1e6}
                                : s.bandwidth_mib_s;
-      fmt::print("{:>10}  {:<20}{:>12.1f}  {:<21}{:>12.1f}  {:>8.3f} [{:.3f}-{:.3f}]{}\n", bytes,
+      const auto limit = memory_bound_seconds(run.memory, run.procs, bytes);
+      fmt::print("{:>10}  {:<20}{:>12.1f}  {:<21}{:>12.1f}{}  {:>8.3f} [{:.3f}-{:.3f}]{}\n", bytes,
                  cell.algorithm, main.median, fmt::format("({:.1f}-{:.1f})", main.min, main.max),
                  s.throughput.median,
+                 limit ? fmt::format("{:>12.1f}{:>12.2f}", *limit * 1e6,
+                                     s.seconds_per_bcast.median / *limit)
+                       : "",
                  s.speedup.median, s.speedup.min, s.speedup.max,
                  cell.wrong_bytes ? "  DATA WRONG" : "");
     }
@@ -119,17 +168,23 @@ nlohmann::ordered_json to_json(const BenchRun& run) {
                       {"speedup_vs_baseline", speedup_in_rep(run, cell, r)}});
     }
     const CellSummary s = summarize(run, cell);
-    results.push_back({{"algorithm", cell.algorithm},
-                       {"bytes", cell.bytes},
-                       {"data_ok", cell.wrong_bytes == 0},
-                       {"reps", reps},
-                       {"summary",
-                        {{"seconds_per_bcast", spread_json(s.seconds_per_bcast)},
+    nlohmann::ordered_json result{{"algorithm", cell.algorithm},
+                                  {"bytes", cell.bytes},
+                                  {"data_ok", cell.wrong_bytes == 0},
+                                  {"buffers_rotated", cell.buffers.rotated},
+                                  {"buffer_count", cell.buffers.buffers}};
+    if (const auto bound = memory_bound_seconds(run.memory, run.procs, cell.bytes)) {
+      result["memory_bound_seconds"] = *bound;
+      result["time_over_memory_bound"] = s.seconds_per_bcast.median / *bound;
+    }
+    result["reps"] = reps;
+    result["summary"] = {{"seconds_per_bcast", spread_json(s.seconds_per_bcast)},
                          {"bandwidth_mib_s", spread_json(s.bandwidth_mib_s)},
                          {"throughput_bcast_s", spread_json(s.throughput)},
-                         {"speedup_vs_baseline", spread_json(s.speedup)}}}});
+                         {"speedup_vs_baseline", spread_json(s.speedup)}};
+    results.push_back(std::move(result));
   }
-  return {
+  nlohmann::ordered_json json{
       {"tool", "leancast-bench"},
       {"method", method_name(o.method)},
       {"baseline", o.baseline},
@@ -141,15 +196,28 @@ nlohmann::ordered_json to_json(const BenchRun& run) {
         {"reps", o.reps},
         {"root", o.rotate_root ? nlohmann::ordered_json("rotate") : nlohmann::ordered_json(o.root)},
         {"check", o.check},
+        {"rotate_buffers", rotation_name(o.rotate_buffers)},
         {"shared_buffer", o.shared_buffer},
         {"preset", o.preset},
         {"seed", o.seed},
         {"command_line", o.command_line}}},
       {"environment", run.environment},
       {"algorithm_parameters", algorithm_parameters(run)},
-      {"wall_seconds", run.wall_seconds},
-      {"results", results},
+      {"last_level_cache_bytes", run.memory.llc_bytes},
+      {"last_level_cache_source", run.memory.llc_source},
+      {"rotation_cap_bytes", kRotationCapBytes},
   };
+  if (run.memory.measured) {
+    json["memory_copy_one_core_bytes_per_second"] = run.memory.one_core_bytes_per_second;
+    json["memory_copy_all_cores_bytes_per_second"] = run.memory.all_cores_bytes_per_second;
+    json["memory_cross_copy_one_core_bytes_per_second"] = run.memory.cross_memory_bytes_per_second;
+    json["memory_copy_ranks"] = run.memory.node_ranks;
+    json["memory_copy_bytes"] = {{"one_core", run.memory.one_core_copy_bytes},
+                                 {"each_rank_all_cores", run.memory.all_cores_copy_bytes}};
+  }
+  json["wall_seconds"] = run.wall_seconds;
+  json["results"] = std::move(results);
+  return json;
 }
 
 std::string to_csv(const BenchRun& run) {

@@ -11,6 +11,7 @@
 #include <leancast/schedule.hpp>
 
 #include "measure.hpp"
+#include "memory.hpp"
 #include "options.hpp"
 
 namespace leancast::bench {
@@ -26,6 +27,7 @@ struct Cell {
   std::uint64_t bytes = 0;
   std::uint64_t wrong_bytes = 0;  // from the check before timing (and --check)
   std::vector<Sample> samples;    // one per repetition
+  BufferPlan buffers;             // rotated or not, and how many
 };
 
 struct Spread {
@@ -46,6 +48,7 @@ struct BenchRun {
   nlohmann::ordered_json environment;
   std::vector<Cell> cells;    // algorithm-major, in the order of options.algorithms x sizes
   double wall_seconds = 0;
+  MemoryInfo memory;          // the cache and the copy rates, for the memory bound
 };
 
 CellSummary summarize(const BenchRun& run, const Cell& cell);

@@ -48,4 +48,14 @@ void wait_until(Ready ready) {
   }
 }
 
+// ready() now, or (wait) once it holds: false only where it does not hold and `wait` is not
+// asked (a nonblocking broadcast's step).
+template <class Ready>
+bool when_ready(bool wait, Ready ready) {
+  if (ready()) return true;
+  if (!wait) return false;
+  wait_until(ready);
+  return true;
+}
+
 }  // namespace leancast::detail

@@ -1,6 +1,7 @@
 #include "mpi/comm/call_check.hpp"
 
 #include <array>
+#include <climits>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -8,6 +9,12 @@
 namespace leancast::detail {
 
 namespace {
+
+bool is_predefined(MPI_Datatype type) {
+  int integers = 0, addresses = 0, types = 0, combiner = 0;
+  MPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
+  return combiner == MPI_COMBINER_NAMED;
+}
 
 constexpr std::uint64_t kUnknown = std::numeric_limits<std::uint64_t>::max();
 
@@ -171,6 +178,30 @@ Outcome agree_on_call(PrivateComm& state, const CallSignature& mine) {
     return {rc, {}};
   }
   return describe(all);
+}
+
+std::optional<Problem> check_arguments(const BcastCall& call, int size, bool& predefined) {
+  if (call.count < 0) return Problem::negative_count;
+  if (call.type == MPI_DATATYPE_NULL) return Problem::null_datatype;
+  predefined = is_predefined(call.type);
+  if (!predefined) {
+    // Packing zero elements checks the datatype, commit included, in both MPI libraries.
+    char scratch = 0;
+    int position = 0;
+    const int rc =
+        MPI_Pack(call.buf, 0, call.type, &scratch, 0, &position, local_check_comm());
+    int error_class = MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &error_class);
+    if (error_class == MPI_ERR_TYPE) return Problem::uncommitted_datatype;
+    MPI_Count element = 0;
+    MPI_Type_size_x(call.type, &element);
+    if (packs_with_int_sizes_only() && element > INT_MAX) return Problem::element_too_large;
+  }
+  if (call.buf == MPI_IN_PLACE) return Problem::in_place_buffer;
+  // MPI_BOTTOM (NULL) is a valid base for derived types with absolute addresses.
+  if (call.buf == nullptr && call.count > 0 && predefined) return Problem::null_buffer;
+  if (call.root < 0 || call.root >= size) return Problem::invalid_root;
+  return std::nullopt;
 }
 
 }  // namespace leancast::detail

@@ -18,10 +18,17 @@
 
 #include <leancast/algorithm.hpp>
 
+#include "mpi/base/errors.hpp"
 #include "mpi/run/executor.hpp"
 #include "mpi/comm/private_comm.hpp"
 
 namespace leancast::detail {
+
+// This rank's own checks of a broadcast's arguments on an intracommunicator of `size`
+// ranks, in MPICH's order: the first problem, if any. None of them communicates, so a bad
+// argument on one rank never leaves that rank waiting. `predefined`: whether the datatype
+// is a predefined one (set once the datatype is known not to be MPI_DATATYPE_NULL).
+std::optional<Problem> check_arguments(const BcastCall& call, int size, bool& predefined);
 
 // What this rank is about to do.
 struct CallSignature {

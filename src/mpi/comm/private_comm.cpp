@@ -1,6 +1,7 @@
 #include "mpi/comm/private_comm.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <optional>
 
@@ -35,9 +36,25 @@ const std::pair<int, int>& state_keyval() {
 std::once_flag local_once;
 MPI_Comm local_comm = MPI_COMM_NULL;
 
+// Private states freed so far: what a thread remembers of its last lookup holds while this
+// is unchanged.
+std::atomic<std::uint64_t> states_freed{0};
+
+#ifndef LEANCAST_SMPI
+// The last private state this thread found, and on which communicator. (Not under SMPI,
+// whose simulated ranks may share a thread.)
+struct LastFound {
+  MPI_Comm user = MPI_COMM_NULL;
+  PrivateComm* state = nullptr;
+  std::uint64_t freed = 0;
+};
+thread_local LastFound last_found;
+#endif
+
 }  // namespace
 
 PrivateComm::~PrivateComm() {
+  states_freed.fetch_add(1, std::memory_order_release);
   forget_comm(this);
   for (Shared& shared : shared_) {
     shared.setup.reset();  // completes its exchange: the other ranks take part in it
@@ -80,12 +97,12 @@ int PrivateComm::shared_window(bool per_node, std::uint64_t slot_bytes, SharedWi
     }
 #ifdef LEANCAST_SMPI
     // SMPI neither prices the copies (simulated time would leave them out) nor switches
-    // between simulated ranks while one spins on a flag, so shm is not simulated at all.
+    // between simulated ranks while one spins on a flag, so shm and cma are not simulated.
     shared.error = MPI_ERR_UNSUPPORTED_OPERATION;
     shared.why = why =
-        "shm: not under SMPI, which would neither time its copies nor let a rank that waits "
-        "on shared memory hand the turn to the rank it waits for; shm works within one node "
-        "of a real machine";
+        "shm, cma: not under SMPI, which would neither time their copies nor let a rank that "
+        "waits on shared memory hand the turn to the rank it waits for; they work within one "
+        "node of a real machine";
     return shared.error;
 #endif
     if (!shared.window) {
@@ -131,12 +148,22 @@ void PrivateComm::remember(std::uint64_t bytes, const std::optional<AlgorithmSpe
 
 int existing_private_comm(MPI_Comm user, PrivateComm*& out) {
   out = nullptr;
+#ifndef LEANCAST_SMPI
+  const std::uint64_t freed = states_freed.load(std::memory_order_acquire);
+  if (last_found.state != nullptr && last_found.user == user && last_found.freed == freed) {
+    out = last_found.state;
+    return MPI_SUCCESS;
+  }
+#endif
   const auto& [keyval, keyval_error] = state_keyval();
   if (keyval_error != MPI_SUCCESS) return keyval_error;
   void* value = nullptr;
   int found = 0;
   if (int rc = MPI_Comm_get_attr(user, keyval, &value, &found); rc != MPI_SUCCESS) return rc;
   if (found) out = static_cast<PrivateComm*>(value);
+#ifndef LEANCAST_SMPI
+  if (found) last_found = {user, out, freed};
+#endif
   return MPI_SUCCESS;
 }
 

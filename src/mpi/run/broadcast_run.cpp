@@ -1,11 +1,13 @@
 #include "mpi/run/broadcast_run.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <utility>
 
 #include "mpi/base/pass_through.hpp"
 #include "mpi/base/process_settings.hpp"
+#include "mpi/base/rank0_log.hpp"
 #include "mpi/run/shared_window.hpp"
 #include "mpi/base/usage_log.hpp"
 #include "mpi/base/world_errors.hpp"
@@ -14,16 +16,36 @@ namespace leancast::detail {
 
 namespace {
 
+// The within-node level of a resolved spec that uses shared memory.
+LevelSpec within_level(const AlgorithmSpec& spec) {
+  return spec.algorithm == Algorithm::node_aware ? spec.within_nodes : spec.level();
+}
+
 // The slot a broadcast through shared memory needs: the same on every rank, so that all of
 // them make or grow the windows at the same broadcast (a rank alone on its node copies
-// nothing, yet takes part).
+// nothing, yet takes part). cma needs none, but runs as shm (default slots) where
+// cross-memory attach is not permitted.
 std::uint64_t shared_slot(const AlgorithmSpec& spec, std::uint64_t bytes) {
-  const LevelSpec level = spec.algorithm == Algorithm::node_aware ? spec.within_nodes : spec.level();
-  const std::uint64_t segment = level.parameter != 0 ? level.parameter : default_parameter(Algorithm::shm);
+  const LevelSpec level = within_level(spec);
+  const std::uint64_t segment = level.algorithm == Algorithm::shm && level.parameter != 0
+                                    ? level.parameter
+                                    : default_parameter(Algorithm::shm);
   return std::min(segment, bytes);
 }
 
+std::atomic<std::uint64_t> cma_as_shm{0};
+
+// Said once per process under LEANCAST_VERBOSE: cma ran as shm.
+void say_cma_falls_back(const std::string& why) {
+  cma_as_shm.fetch_add(1);
+  static std::atomic<bool> said{false};
+  if (!process_settings().verbose || said.exchange(true)) return;
+  rank0_print("cma: " + why + "; cma broadcasts run as shm (copy in, copy out) on every rank");
+}
+
 }  // namespace
+
+std::uint64_t cma_runs_as_shm() { return cma_as_shm.load(); }
 
 bool chosen_by_auto(const Decision& decision) {
   return decision.named.algorithm == Algorithm::automatic ||
@@ -84,17 +106,22 @@ bool BroadcastRun::step(bool wait, bool posting_only) {
           }
           if (!messages_->advance(wait)) return false;
         }
-        stage_ = plan_.program->shared.empty() ? Stage::done : Stage::copies;
+        stage_ = plan_.program->shared.empty() && plan_.program->cross.empty() ? Stage::done
+                                                                               : Stage::copies;
         if (stage_ == Stage::done) finish();
         continue;
       case Stage::copies:
         if (!copies_) {
-          copies_ = std::make_unique<SharedProgress>(
-              SharedRun{.program = plan_.program.get(),
-                        .buffer = &buffer_,
-                        .window = window_,
-                        .rank = plan_.state->rank(),
-                        .flagged = messages_ && messages_->outcome().code != MPI_SUCCESS});
+          const SharedRun run{.program = plan_.program.get(),
+                              .buffer = &buffer_,
+                              .window = window_,
+                              .rank = plan_.state->rank(),
+                              .flagged = messages_ && messages_->outcome().code != MPI_SUCCESS};
+          if (plan_.program->cross.empty()) {
+            copies_ = std::make_unique<SharedProgress>(run);
+          } else {
+            copies_ = std::make_unique<CrossProgress>(run);
+          }
         }
         if (posting_only || !copies_->advance(wait)) return false;
         finish();
@@ -133,6 +160,10 @@ bool BroadcastRun::window_ready(bool wait) {
     PMPI_Wait(waiting, MPI_STATUS_IGNORE);
   }
   if (rc == MPI_SUCCESS) {
+    if (within_level(plan_.decision.algorithm).algorithm == Algorithm::cma &&
+        !window_->cross_allowed()) {
+      copy_in_copy_out();
+    }
     record_bcast(plan_.decision, state.size(), plan_.info.bytes, state.nodes());
     stage_ = Stage::messages;
     return true;
@@ -158,6 +189,21 @@ bool BroadcastRun::window_ready(bool wait) {
   record_bcast(plan_.decision, state.size(), plan_.info.bytes, state.nodes());
   fail(rc, why.empty() ? why : "leancast: " + why);
   return true;
+}
+
+// Every rank's window says the same (WindowSetup agrees on it), so every rank replaces cma
+// by shm at this broadcast: the schedules still match.
+void BroadcastRun::copy_in_copy_out() {
+  say_cma_falls_back(window_->cross_denied());
+  AlgorithmSpec& spec = plan_.decision.algorithm;
+  const LevelSpec shm{Algorithm::shm, default_parameter(Algorithm::shm)};
+  if (spec.algorithm == Algorithm::node_aware) {
+    spec.within_nodes = shm;
+  } else {
+    spec.algorithm = shm.algorithm;
+    spec.parameter = shm.parameter;
+  }
+  plan_.program = plan_.state->program(spec, plan_.call.root, plan_.info.bytes);
 }
 
 void BroadcastRun::open() {

@@ -10,7 +10,9 @@
 //     for a blocking call the caller's MPI_Bcast on the user's communicator (fallback()),
 //     else MPI_Ibcast on the private one, where the ranks' other broadcasts keep their order;
 //  2. this rank's messages, through the run's executor (MessageRun);
-//  3. its shared-memory copies (SharedProgress);
+//  3. its copies through the node's memory (SharedProgress for shm, CrossProgress for cma;
+//     where the window says cross-memory attach is not permitted, a cma broadcast runs as
+//     shm on every rank together);
 //  4. the buffer closes (a packed type unpacks what is left).
 // No stage waits for another rank unless advance(true) asks it to; a rank waiting on shared
 // memory keeps the library moving (guest_wait.hpp).
@@ -58,6 +60,9 @@ class RunComm {
   // least `slot_bytes`, made or grown without waiting: kPending while its exchange goes on
   // (`waiting`: what it waits for), MPI_SUCCESS with `out`, or an error with `why`.
   static constexpr int kPending = -1;
+  // This rank's operations for one broadcast of a resolved algorithm.
+  virtual std::shared_ptr<const Program> program(const AlgorithmSpec& algorithm, int root,
+                                                 std::uint64_t bytes) = 0;
   virtual int shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out,
                             std::string& why, MPI_Request*& waiting) = 0;
 };
@@ -96,6 +101,7 @@ class BroadcastRun {
   enum class Stage { window, messages, copies, library, done };
   bool step(bool wait, bool posting_only);
   bool window_ready(bool wait);
+  void copy_in_copy_out();
   void open();
   void finish();
   void fail(int code, std::string message = {});
@@ -108,11 +114,15 @@ class BroadcastRun {
   ByteBuffer buffer_;
   bool opened_ = false;
   std::unique_ptr<MessageRun> messages_;
-  std::unique_ptr<SharedProgress> copies_;
+  std::unique_ptr<CopyRun> copies_;
   MPI_Request library_ = MPI_REQUEST_NULL;
   bool fallback_ = false;
   Outcome outcome_;
 };
+
+// cma broadcasts this process ran as shm because cross-memory attach was not permitted
+// (tests).
+std::uint64_t cma_runs_as_shm();
 
 // Whether auto (or a node-aware level left to it) chose the decision's algorithm: then
 // shared memory that cannot be had means the library's broadcast, not an error.

@@ -110,7 +110,8 @@ std::unique_ptr<MessageRun> dataflow_run(const Execution& execution);
 
 class SharedWindow;
 
-// The operations of shared-memory phases (Program::shared), after the messages.
+// The operations through the node's memory (Program::shared or Program::cross), after the
+// messages.
 struct SharedRun {
   const Program* program = nullptr;
   ByteBuffer* buffer = nullptr;
@@ -118,13 +119,21 @@ struct SharedRun {
   int rank = 0;                    // in the private communicator
   bool flagged = false;            // the messages before brought an error: pass it on
 };
-// A rank's shared-memory operations: advance(false) copies the segments whose slots are
-// ready and returns (true once all are done); advance(true) waits for them.
-class SharedProgress {
+// A rank's copies: advance(false) does those that are ready and returns (true once all are
+// done); advance(true) waits for them.
+class CopyRun {
+ public:
+  virtual ~CopyRun() = default;
+  virtual bool advance(bool wait) = 0;
+  virtual const Outcome& outcome() const = 0;
+};
+
+// Through the window's slots (executor_shared.cpp).
+class SharedProgress : public CopyRun {
  public:
   explicit SharedProgress(const SharedRun& run);
-  bool advance(bool wait);
-  const Outcome& outcome() const { return outcome_; }
+  bool advance(bool wait) override;
+  const Outcome& outcome() const override { return outcome_; }
 
  private:
   bool write(bool wait);
@@ -134,6 +143,27 @@ class SharedProgress {
   SharedRun run_;
   std::size_t next_ = 0;       // the next operation
   std::uint64_t segment_ = 0;  // its segment number in the window
+  Outcome outcome_;
+};
+
+// Straight from the peers' buffers (executor_cross.cpp).
+class CrossProgress : public CopyRun {
+ public:
+  explicit CrossProgress(const SharedRun& run);
+  bool advance(bool wait) override;
+  const Outcome& outcome() const override { return outcome_; }
+
+ private:
+  bool read(const Operation& op, bool wait);
+  void publish_held(std::uint64_t end);
+  void fail(int code, std::string message);
+
+  SharedRun run_;
+  std::uint64_t generation_ = 0;
+  std::size_t next_ = 0;      // the next operation
+  std::size_t waited_ = 0;    // readers found done, at the end
+  std::vector<int> readers_;  // members that read from this one
+  std::uint64_t held_ = 0;
   Outcome outcome_;
 };
 

@@ -29,19 +29,6 @@
 
 namespace leancast::detail {
 
-namespace {
-
-// ready() now, or (wait) once it holds.
-template <class Ready>
-bool when_ready(bool wait, Ready ready) {
-  if (ready()) return true;
-  if (!wait) return false;
-  wait_until(ready);
-  return true;
-}
-
-}  // namespace
-
 SharedProgress::SharedProgress(const SharedRun& run)
     : run_(run), segment_(run.program->shared.empty() ? 0 : run.window->segments()) {}
 

@@ -6,8 +6,11 @@ namespace leancast::detail {
 
 Program::Program(const RankSchedule& schedule, int signature_) : signature(signature_) {
   for (Operation& op : expand(schedule)) {
-    if (schedule.phases[op.phase].medium != Medium::shared_memory) {
+    const Medium medium = schedule.phases[op.phase].medium;
+    if (medium == Medium::messages) {
       operations.push_back(op);
+    } else if (medium == Medium::cross_memory) {
+      cross.push_back(op);
     } else if (op.direction == Direction::recv || shared.empty() || op.peer == shared.front().peer) {
       shared.push_back(op);
       largest_shared = std::max(largest_shared, op.bytes.length);

@@ -1,7 +1,7 @@
 // One rank's operations for one broadcast shape, with what the dataflow executor looks up
 // on every call worked out once: the receives in schedule order and the sends grouped by
-// peer, each group in schedule order. Operations of shared-memory phases (shm) are kept
-// apart, for the shared-memory executor. Cached per communicator (private_comm.hpp).
+// peer, each group in schedule order. Operations of shared-memory phases (shm) and of
+// cross-memory ones (cma) are kept apart, for their executors. Cached per communicator (private_comm.hpp).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,9 @@ struct Program {
   // the other nodes, then copies into its node's window).
   std::vector<Operation> shared;
   std::uint64_t largest_shared = 0;  // bytes of the largest of them: the slot they need
+  // Through cross memory (executor_cross.cpp), by round, every one: a receive is a read
+  // from its peer's buffer, a send names a reader that this rank waits for at the end.
+  std::vector<Operation> cross;
   int signature = 0;  // broadcast_signature of the broadcast (broadcast_tag.hpp)
 };
 

@@ -2,13 +2,16 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -36,6 +39,10 @@ int map(int fd, std::uint64_t bytes, SharedMapping& out) {
   if (failed == 0) out = SharedMapping(base, bytes);
   return failed;
 }
+
+// The word another member reads to learn whether it may read this process's memory.
+constexpr std::uint64_t kProbeValue = 0x6c65616e63617374;  // "leancast"
+const volatile std::uint64_t probe_word = kProbeValue;
 
 }  // namespace
 
@@ -78,18 +85,26 @@ std::uint64_t SharedWindow::rounded_slot(std::uint64_t bytes) {
 }
 
 std::uint64_t SharedWindow::bytes_for(int members, std::uint64_t slot_bytes) {
-  return sizeof(MemberLine) * static_cast<std::uint64_t>(members) +
+  return (sizeof(MemberLine) + sizeof(CrossLine)) * static_cast<std::uint64_t>(members) +
          sizeof(SlotHeader) * kSharedSlots + slot_bytes * kSharedSlots;
 }
 
-void SharedWindow::install(SharedMapping memory, std::uint64_t slot_bytes) {
+void SharedWindow::install(SharedMapping memory, std::uint64_t slot_bytes, std::vector<long> pids,
+                           std::string cross_denied) {
   memory_ = std::move(memory);
   std::byte* bytes = memory_.base();
   lines_ = reinterpret_cast<MemberLine*>(bytes);
-  headers_ = reinterpret_cast<SlotHeader*>(bytes + sizeof(MemberLine) * ranks_.size());
-  data_ = bytes + sizeof(MemberLine) * ranks_.size() + sizeof(SlotHeader) * kSharedSlots;
+  bytes += sizeof(MemberLine) * ranks_.size();
+  cross_ = reinterpret_cast<CrossLine*>(bytes);
+  bytes += sizeof(CrossLine) * ranks_.size();
+  headers_ = reinterpret_cast<SlotHeader*>(bytes);
+  data_ = bytes + sizeof(SlotHeader) * kSharedSlots;
   slot_bytes_ = slot_bytes;
   segments_ = 0;
+  cross_broadcasts_ = 0;
+  pids_ = std::move(pids);
+  cross_allowed_ = cross_denied.empty();
+  cross_denied_ = std::move(cross_denied);
 }
 
 WindowSetup::WindowSetup(MPI_Comm comm, int rank, SharedWindow& window, std::uint64_t slot_bytes)
@@ -98,6 +113,8 @@ WindowSetup::WindowSetup(MPI_Comm comm, int rank, SharedWindow& window, std::uin
   MPI_Comm_size(comm, &size);
   all_.resize(static_cast<std::size_t>(size));
   mine_.rank = rank;
+  mine_.pid = static_cast<std::int64_t>(getpid());
+  mine_.probe = reinterpret_cast<std::uintptr_t>(&probe_word);
   mine_.bytes = static_cast<std::int64_t>(SharedWindow::bytes_for(window.members(), slot_bytes));
   if (window.member() == 0) create();
   if (int rc = PMPI_Iallgather(&mine_, sizeof mine_, MPI_BYTE, all_.data(), sizeof mine_, MPI_BYTE,
@@ -164,8 +181,10 @@ bool WindowSetup::step() {
   if (!done) return false;
   if (phase_ == 0) {
     open_leader();
-    ok_ = mapped_ ? 1 : 0;
-    if (int rc = PMPI_Iallreduce(&ok_, &everywhere_, 1, MPI_INT, MPI_MIN, comm_, &request_);
+    ok_[0] = mapped_ ? 1 : 0;
+    const int denied = mapped_ ? probe_cross() : 0;
+    ok_[1] = denied == 0 ? INT_MAX : rank_ * 256 + std::min(denied, 255);
+    if (int rc = PMPI_Iallreduce(ok_, everywhere_, 2, MPI_INT, MPI_MIN, comm_, &request_);
         rc != MPI_SUCCESS) {
       error_ = rc;
       phase_ = 2;
@@ -179,12 +198,39 @@ bool WindowSetup::step() {
   return true;
 }
 
+// Reads the probe word of another member of the group (the first, or for the first the
+// second) by cross-memory attach: 0 if that worked, else the errno that says why not.
+// LEANCAST_TEST_DENY_CMA=1 makes this rank's read fail as a ptrace policy would (EPERM),
+// for the tests of the fallback.
+int WindowSetup::probe_cross() const {
+  if (window_.members() < 2) return 0;
+  if (const char* deny = std::getenv("LEANCAST_TEST_DENY_CMA"); deny && std::strcmp(deny, "1") == 0) {
+    return EPERM;
+  }
+  const Record& other = all_[static_cast<std::size_t>(window_.rank_of(window_.member() == 0 ? 1 : 0))];
+  std::uint64_t value = 0;
+  iovec local{&value, sizeof value};
+  iovec remote{reinterpret_cast<void*>(other.probe), sizeof value};
+  const ssize_t got = process_vm_readv(static_cast<pid_t>(other.pid), &local, 1, &remote, 1, 0);
+  if (got != static_cast<ssize_t>(sizeof value)) return got < 0 ? errno : EIO;
+  return value == kProbeValue ? 0 : EIO;
+}
+
 void WindowSetup::finish() {
   // Every member has mapped the object or failed to: its name can go.
   if (mine_.name[0] != '\0') shm_unlink(mine_.name);
   mine_.name[0] = '\0';
-  if (everywhere_) {
-    window_.install(std::move(mapped_), slot_bytes_);
+  if (everywhere_[0]) {
+    std::vector<long> pids;
+    for (int m = 0; m < window_.members(); ++m) {
+      pids.push_back(static_cast<long>(all_[static_cast<std::size_t>(window_.rank_of(m))].pid));
+    }
+    std::string denied;
+    if (everywhere_[1] != INT_MAX) {
+      denied = fmt::format("rank {} may not read another rank's memory (process_vm_readv: {})",
+                           everywhere_[1] / 256, std::strerror(everywhere_[1] % 256));
+    }
+    window_.install(std::move(mapped_), slot_bytes_, std::move(pids), std::move(denied));
     return;
   }
   mapped_ = SharedMapping();

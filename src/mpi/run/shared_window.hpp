@@ -18,6 +18,8 @@
 //   header[slot]      published (segment number + 1, released after the data), the
 //                     broadcast's signature, the segment's byte range, its writer, a flag
 //   data[slot]        slot_bytes each
+//   cross[member]     the cma broadcasts (executor_cross.cpp): the member's broadcast number,
+//                     how many bytes of it it holds, where they are, whether it is done
 // Every member takes part in every broadcast through the window, in the same order (MPI's
 // rule for collectives), and counts the same segments, so a segment's number is the same
 // on every member without any message: segment g goes to slot g % slots, and its writer
@@ -25,6 +27,12 @@
 // window replaces a smaller one at the same broadcast on every member; each unmaps the old
 // one itself (the memory lives until the last member unmaps it), so no member waits for
 // another to leave it.
+//
+// Cross-memory attach (cma) reads another member's memory with process_vm_readv, which the
+// kernel allows only where this process may ptrace that one (same user, and the Yama or
+// container policy permitting). Making a window tests it: each member reads a word of
+// another's, and the members of every group agree, with the mapping, on whether all could;
+// where one could not, cma broadcasts run as shm on every rank together (cross_allowed()).
 #pragma once
 
 #include <mpi.h>
@@ -54,6 +62,16 @@ struct alignas(64) SlotHeader {
 
 struct alignas(64) MemberLine {
   std::uint64_t consumed = 0;  // atomic
+};
+
+// A member's part in the cma broadcasts; only the member writes its line.
+struct alignas(64) CrossLine {
+  std::uint64_t generation = 0;  // atomic: the broadcast the line describes (1, 2, ...)
+  std::uint64_t held = 0;        // atomic: the member holds the message's bytes [0, held)
+  std::uint64_t done = 0;        // atomic: the last broadcast whose reads it finished
+  std::uint64_t address = 0;     // where those bytes are, in the member's address space
+  std::uint64_t signature = 0;   // broadcast_signature of the member's broadcast
+  std::uint64_t flagged = 0;     // the member saw an error: what it holds may be wrong
 };
 
 // A mapping of one window's memory.
@@ -95,6 +113,15 @@ class SharedWindow {
   // Segments done through this window, on every member alike.
   std::uint64_t& segments() { return segments_; }
 
+  CrossLine& cross(int member) const { return cross_[member]; }
+  // cma broadcasts through this window, on every member alike.
+  std::uint64_t& cross_broadcasts() { return cross_broadcasts_; }
+  // The process of member `member`, and whether every member of every group could read
+  // another's memory (else why not, on the first rank that could not).
+  long pid_of(int member) const { return pids_[static_cast<std::size_t>(member)]; }
+  bool cross_allowed() const { return cross_allowed_; }
+  const std::string& cross_denied() const { return cross_denied_; }
+
   // Bytes of a window of `members` members with slots of `slot_bytes`.
   static std::uint64_t bytes_for(int members, std::uint64_t slot_bytes);
   // Slots grow in powers of two from 4 KiB, so that a communicator's mixed sizes settle on
@@ -102,8 +129,10 @@ class SharedWindow {
   static std::uint64_t rounded_slot(std::uint64_t bytes);
 
   // Takes `memory` (zeroed, bytes_for(members(), slot_bytes)) in place of the window's
-  // memory so far, counting segments from 0 again.
-  void install(SharedMapping memory, std::uint64_t slot_bytes);
+  // memory so far, counting segments and cma broadcasts from 0 again; `pids`: the members'
+  // processes; `cross_denied`: "" where cma may run, else why not.
+  void install(SharedMapping memory, std::uint64_t slot_bytes, std::vector<long> pids,
+               std::string cross_denied);
 
  private:
   std::vector<int> ranks_;
@@ -112,8 +141,13 @@ class SharedWindow {
   MemberLine* lines_ = nullptr;
   SlotHeader* headers_ = nullptr;
   std::byte* data_ = nullptr;
+  CrossLine* cross_ = nullptr;
   std::uint64_t slot_bytes_ = 0;
   std::uint64_t segments_ = 0;
+  std::uint64_t cross_broadcasts_ = 0;
+  std::vector<long> pids_;
+  bool cross_allowed_ = false;
+  std::string cross_denied_;
 };
 
 // Making or growing the windows of one kind (the communicator's, or each node's) with slots
@@ -142,11 +176,14 @@ class WindowSetup {
     std::int32_t error;  // errno of what failed on this rank; 0: none
     std::int32_t rank;
     std::int64_t bytes;
+    std::int64_t pid;
+    std::uint64_t probe;  // address of a word the others read to test cross-memory attach
   };
 
  private:
   void create();
   void open_leader();
+  int probe_cross() const;
   void finish();
 
   MPI_Comm comm_;
@@ -158,7 +195,9 @@ class WindowSetup {
   Record mine_{};
   std::vector<Record> all_;
   SharedMapping mapped_;
-  int ok_ = 0, everywhere_ = 0;
+  // What the ranks agree on (MPI_MIN): mapped, and the first rank that could not read
+  // another's memory, as rank * 256 + errno (INT_MAX: none).
+  int ok_[2] = {0, 0}, everywhere_[2] = {0, 0};
   int error_ = MPI_SUCCESS;
   std::string why_;
 };

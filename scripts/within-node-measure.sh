@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# leancast's within-node broadcasts (shm, cma, and auto) side by side in one run with the MPI
+# library's MPI_Bcast, once per configuration of the library's broadcast: Open MPI's default,
+# its vader with single-copy (CMA) on, coll_tuned's algorithms 1-9 forced one by one, its
+# han, sm and adapt components; MPICH's default and release_gather. P = 2, osu method for
+# every configuration and the paper method for the defaults; buffers rotated beyond the
+# last-level cache above 4 MiB (leancast-bench --rotate-buffers auto), and the node's memory
+# bound beside each cell. Then P = 4 (Open MPI, oversubscribed here), where auto defers to the
+# library at 64 B and 1 KiB. Raw JSON to docs/benchmarks/within-node/, tabulated by
+# scripts/within-node-summary.py into summary.md there.
+# Usage: scripts/within-node-measure.sh [openmpi|mpich|all]   (default all)
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+what="${1:-all}"
+out="$LEANCAST_ROOT/docs/benchmarks/within-node"
+mkdir -p "$out"
+sizes=64,1K,4K,16K,64K,256K,1M,4M,16M,64M
+mine=auto,shm:16K,shm:64K,cma,cma:1M
+run() { echo "+ $*" >&2; "$@"; }
+# bench LAUNCHER... -- JSON ALGORITHMS [METHOD [SIZES]]
+bench() {
+  local launcher=()
+  while [[ "$1" != -- ]]; do launcher+=("$1"); shift; done
+  shift
+  run timeout 900 "${launcher[@]}" ./leancast-bench --algorithms "$2" --baseline mpi \
+    --sizes "${4:-$sizes}" --method "${3:-osu}" --iterations 20 --reps 5 --quiet --json "$1"
+}
+
+if [[ "$what" == openmpi || "$what" == all ]]; then
+  build_leancast openmpi
+  cd "$LEANCAST_ROOT/build/openmpi"
+  launch=(mpirun --oversubscribe -n 2)
+  bench "${launch[@]}" -- "$out/openmpi-p2-default.json" "mpi,$mine"
+  bench "${launch[@]}" -- "$out/openmpi-p2-default-paper.json" "mpi,$mine" paper
+  # env.sh turns vader's single copy off (it was refused in an earlier container); here it
+  # is the library's default mechanism, so it is one of its configurations.
+  bench env OMPI_MCA_btl_vader_single_copy_mechanism=cma "${launch[@]}" -- \
+    "$out/openmpi-p2-vader-cma.json" "mpi,$mine"
+  bench env OMPI_MCA_btl_vader_single_copy_mechanism=cma "${launch[@]}" -- \
+    "$out/openmpi-p2-vader-cma-paper.json" "mpi,$mine" paper
+  for algorithm in 1 2 3 4 5 6 7 8 9; do
+    bench env OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
+      OMPI_MCA_coll_tuned_bcast_algorithm="$algorithm" "${launch[@]}" -- \
+      "$out/openmpi-p2-tuned-$algorithm.json" "mpi,$mine"
+  done
+  for component in han sm adapt; do
+    bench env "OMPI_MCA_coll_${component}_priority=100" "${launch[@]}" -- \
+      "$out/openmpi-p2-$component.json" "mpi,$mine"
+  done
+  # P = 4: auto defers to MPI_Bcast at the small sizes (4 ranks on 2 cores).
+  bench mpirun --oversubscribe -n 4 -- "$out/openmpi-p4-default.json" "mpi,$mine" osu 64,1K,16K,1M
+fi
+
+if [[ "$what" == mpich || "$what" == all ]]; then
+  build_leancast mpich
+  cd "$LEANCAST_ROOT/build/mpich"
+  bench mpiexec.mpich -n 2 -- "$out/mpich-p2-default.json" "mpi,$mine"
+  bench mpiexec.mpich -n 2 -- "$out/mpich-p2-default-paper.json" "mpi,$mine" paper
+  bench env MPIR_CVAR_BCAST_POSIX_INTRA_ALGORITHM=release_gather mpiexec.mpich -n 2 -- \
+    "$out/mpich-p2-release_gather.json" "mpi,$mine"
+fi
+/usr/bin/python3 "$LEANCAST_ROOT/scripts/within-node-summary.py" "$out" > "$out/summary.md"
+echo "wrote $out/summary.md" >&2

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Tabulates scripts/within-node-measure.sh's JSON (docs/benchmarks/within-node/) as Markdown.
+
+Per library at P = 2 and per message size: leancast's best within-node broadcast (the fastest
+of shm and cma in the default run), its time against the node's memory bound, and for each
+configuration of the library's own broadcast the ratio MPI_Bcast / leancast's best, both timed
+in the same run and repetition (median of the per-repetition ratios; > 1: leancast faster);
+then the smallest of those ratios (the library's fastest configuration), and auto against
+MPI_Bcast where the library runs coll sm (Open MPI) or by default. At P = 4: auto against
+MPI_Bcast. Usage: within-node-summary.py DIR"""
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+OPENMPI_TUNED = {1: "linear", 2: "chain", 3: "pipeline", 4: "split binary", 5: "binary",
+                 6: "binomial", 7: "knomial", 8: "scatter+allgather", 9: "scatter+ring"}
+
+
+def load(path):
+    with open(path) as f:
+        run = json.load(f)
+    cells, bounds = {}, {}
+    for cell in run["results"]:
+        if not cell.get("data_ok", True):
+            sys.exit(f"{path}: {cell['algorithm']} delivered wrong data")
+        key = (cell["algorithm"], cell["bytes"])
+        cells[key] = {r["rep"]: r["seconds_per_bcast"] for r in cell["reps"]}
+        bounds[key] = (cell.get("memory_bound_seconds"), cell.get("buffers_rotated"))
+    return run, cells, bounds
+
+
+def ratio(cells, slower, faster, size):
+    a, b = cells.get((slower, size)), cells.get((faster, size))
+    if not a or not b:
+        return None
+    pairs = [a[k] / b[k] for k in a if k in b and b[k] > 0]
+    return statistics.median(pairs) if pairs else None
+
+
+def median_time(cells, algorithm, size):
+    times = cells.get((algorithm, size))
+    return statistics.median(times.values()) if times else None
+
+
+def best(cells, size):
+    timed = [(median_time(cells, n, size), n) for n, s in cells
+             if s == size and n.split(":")[0] in ("shm", "cma")]
+    return min(timed)[1] if timed else None
+
+
+def size_text(size):
+    for shift, suffix in ((20, "M"), (10, "K")):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return f"{size >> shift}{suffix}"
+    return str(size)
+
+
+def fmt(value):
+    return "–" if value is None else f"{value:.2f}"
+
+
+def configuration(name):
+    match = re.match(r"tuned-(\d+)$", name)
+    if match:
+        return f"tuned {match.group(1)} ({OPENMPI_TUNED[int(match.group(1))]})"
+    return {"default": "default", "default-paper": "default (paper)", "vader-cma": "vader CMA",
+            "vader-cma-paper": "vader CMA (paper)", "sm": "coll sm"}.get(name, name)
+
+
+def section(directory, library):
+    default = os.path.join(directory, f"{library}-p2-default.json")
+    if not os.path.exists(default):
+        return []
+    run, cells, bounds = load(default)
+    runs = []
+    for path in sorted(glob.glob(os.path.join(directory, f"{library}-p2-*.json"))):
+        name = os.path.basename(path)[len(f"{library}-p2-"):-len(".json")]
+        runs.append((configuration(name), load(path)[1]))
+    env = run["environment"]
+    lines = [f"## {library} P = 2", "",
+             f"{env['mpi_library'].split(',')[0]}, {env['cores']} cores ({env['cpu_model']}), "
+             f"git {env['git_revision']}, {env['date']}; memory copy one core "
+             f"{run.get('memory_copy_one_core_bytes_per_second', 0) / 2**30:.1f} GiB/s, both ranks "
+             f"{run.get('memory_copy_all_cores_bytes_per_second', 0) / 2**30:.1f} GiB/s.", ""]
+    header = ["bytes", "best", "µs", "rotated", "time / bound"]
+    header += [label for label, _ in runs] + ["fastest config", "auto vs MPI_Bcast (sm or default)"]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    sm = dict(runs).get("coll sm") or cells
+    for size in sorted({s for _, s in cells}):
+        b = best(cells, size)
+        bound, rotated = bounds[(b, size)]
+        t = median_time(cells, b, size)
+        row = [size_text(size), b, f"{t * 1e6:.1f}", "yes" if rotated else "no",
+               fmt(t / bound if bound else None)]
+        ratios = []
+        for _, peer in runs:
+            r = ratio(peer, "mpi", best(peer, size), size) if best(peer, size) else None
+            ratios.append(r)
+            row.append(fmt(r))
+        present = [r for r in ratios if r is not None]
+        row.append(f"**{fmt(min(present) if present else None)}**")
+        row.append(fmt(ratio(sm, "mpi", "auto", size)))
+        lines.append("| " + " | ".join(row) + " |")
+    lines.append("")
+    return lines
+
+
+def deferral(directory, library, procs):
+    path = os.path.join(directory, f"{library}-p{procs}-default.json")
+    if not os.path.exists(path):
+        return []
+    run, cells, _ = load(path)
+    sizes = sorted({s for _, s in cells})
+    return [f"## {library} P = {procs}: auto against MPI_Bcast (git {run['environment']['git_revision']})",
+            "", "| bytes | " + " | ".join(size_text(s) for s in sizes) + " |",
+            "|---|" + "---|" * len(sizes),
+            "| MPI_Bcast / auto | " + " | ".join(fmt(ratio(cells, "mpi", "auto", s)) for s in sizes) + " |",
+            ""]
+
+
+def main():
+    directory = sys.argv[1]
+    out = ["# leancast within a node beside the MPI libraries (scripts/within-node-measure.sh)", "",
+           "Each ratio is MPI_Bcast's time under one configuration of the library over leancast's "
+           "best within-node broadcast (shm or cma) in the same run and repetition: > 1, "
+           "leancast is faster. time / bound: leancast's best over max(n / one core's copy rate, "
+           "(P - 1) n / all cores' copy rate), measured by the bench at its start.", ""]
+    for library in ("openmpi", "mpich"):
+        out += section(directory, library)
+    out += deferral(directory, "openmpi", 4)
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

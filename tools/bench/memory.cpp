@@ -1,0 +1,181 @@
+#include "memory.hpp"
+
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace leancast::bench {
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1ull << 20;
+constexpr int kCopyReps = 5;  // best of these, after one untimed copy
+
+// "32768K", "1024K", "8M": the sizes in /sys/devices/system/cpu/cpu0/cache/index*/size.
+std::uint64_t parse_cache_size(const std::string& text) {
+  std::size_t end = 0;
+  std::uint64_t value = 0;
+  try {
+    value = std::stoull(text, &end);
+  } catch (...) {
+    return 0;
+  }
+  const char unit = end < text.size() ? text[end] : ' ';
+  return unit == 'K' ? value << 10 : unit == 'M' ? value << 20 : unit == 'G' ? value << 30 : value;
+}
+
+// The largest data or unified cache of the highest level cpu0 has (its share of the node's
+// last-level cache); sysconf's figure where sysfs has none; 32 MiB where neither says.
+void find_last_level_cache(MemoryInfo& memory) {
+  int best_level = 0;
+  std::uint64_t best_size = 0;
+  for (int index = 0; index < 16; ++index) {
+    const std::string dir =
+        "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size");
+    int level = 0;
+    std::string type, size;
+    if (!(level_file >> level) || !(type_file >> type) || !(size_file >> size)) continue;
+    if (type == "Instruction") continue;
+    const std::uint64_t bytes = parse_cache_size(size);
+    if (bytes > 0 && level >= best_level) {
+      best_size = level > best_level ? bytes : std::max(best_size, bytes);
+      best_level = level;
+    }
+  }
+  if (best_size > 0) {
+    memory.llc_bytes = best_size;
+    memory.llc_source = "sysfs";
+    return;
+  }
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (l3 > 0) {
+    memory.llc_bytes = static_cast<std::uint64_t>(l3);
+    memory.llc_source = "sysconf";
+  }
+#endif
+}
+
+// A byte of each copy's result, kept so that the copy cannot be left out.
+volatile unsigned char copy_sink = 0;
+
+// One copy of `bytes` from src to dst, timed.
+double timed_copy(unsigned char* dst, const unsigned char* src, std::uint64_t bytes) {
+  const double start = MPI_Wtime();
+  std::memcpy(dst, src, bytes);
+  const double seconds = MPI_Wtime() - start;
+  copy_sink = dst[bytes / 2];
+  return seconds;
+}
+
+// The same copy through the kernel's cross-memory attach; infinity where it is refused.
+double timed_cross_copy(unsigned char* dst, const unsigned char* src, std::uint64_t bytes) {
+  const double start = MPI_Wtime();
+  for (std::uint64_t done = 0; done < bytes;) {
+    iovec to{dst + done, bytes - done};
+    iovec from{const_cast<unsigned char*>(src) + done, bytes - done};
+    const ssize_t got = process_vm_readv(getpid(), &to, 1, &from, 1, 0);
+    if (got <= 0) return std::numeric_limits<double>::infinity();
+    done += static_cast<std::uint64_t>(got);
+  }
+  const double seconds = MPI_Wtime() - start;
+  copy_sink = dst[bytes / 2];
+  return seconds;
+}
+
+// Rank 0 copies alone (memcpy, then cross-memory attach), the others wait in a barrier; then every rank copies at once and
+// each node sums its bytes over its slowest rank's time. Best of kCopyReps each.
+void measure_copy_rates(MPI_Comm comm, MPI_Comm node, MemoryInfo& memory) {
+  int rank = 0, node_size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(node, &node_size);
+  // Well above the cache: 4 LLC (64 MiB .. 512 MiB) for one core; all ranks of a node
+  // together at least as much, each rank at least 16 MiB.
+  const std::uint64_t one = std::clamp<std::uint64_t>(4 * memory.llc_bytes, 64 * kMiB, 512 * kMiB);
+  const std::uint64_t each = std::max<std::uint64_t>(one / node_size, 16 * kMiB);
+  const std::uint64_t bytes = rank == 0 ? std::max(one, each) : each;
+  std::vector<unsigned char> src(bytes, 1), dst(bytes, 0);  // touched: no page faults timed
+
+  double one_core = std::numeric_limits<double>::infinity();
+  double cross = std::numeric_limits<double>::infinity();
+  for (int rep = 0; rep <= kCopyReps; ++rep) {
+    MPI_Barrier(comm);
+    if (rank == 0) {
+      const double seconds = timed_copy(dst.data(), src.data(), one);
+      const double cross_seconds = timed_cross_copy(dst.data(), src.data(), one);
+      if (rep > 0) one_core = std::min(one_core, seconds);
+      if (rep > 0) cross = std::min(cross, cross_seconds);
+    }
+    MPI_Barrier(comm);
+  }
+  double all_cores = std::numeric_limits<double>::infinity();
+  for (int rep = 0; rep <= kCopyReps; ++rep) {
+    MPI_Barrier(comm);
+    const double local = timed_copy(dst.data(), src.data(), each);
+    double slowest = 0;
+    MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, node);
+    if (rep > 0) all_cores = std::min(all_cores, slowest);
+  }
+  double rates[3] = {static_cast<double>(one) / one_core,
+                     static_cast<double>(each) * node_size / all_cores,
+                     static_cast<double>(one) / cross};
+  MPI_Bcast(rates, 3, MPI_DOUBLE, 0, comm);  // rank 0's node
+  memory.one_core_bytes_per_second = rates[0];
+  memory.all_cores_bytes_per_second = rates[1];
+  memory.cross_memory_bytes_per_second = rates[2];
+  memory.one_core_copy_bytes = one;
+  memory.all_cores_copy_bytes = each;
+  MPI_Bcast(&memory.all_cores_copy_bytes, 1, MPI_UINT64_T, 0, comm);
+  memory.measured = true;
+}
+
+}  // namespace
+
+MemoryInfo probe_memory(MPI_Comm comm, bool measure) {
+  int rank = 0, procs = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &procs);
+  MemoryInfo memory;
+  std::uint64_t llc[2] = {0, 0};  // bytes, source (0 default, 1 sysfs, 2 sysconf)
+  if (rank == 0) {
+    find_last_level_cache(memory);
+    llc[0] = memory.llc_bytes;
+    llc[1] = memory.llc_source == "sysfs" ? 1 : memory.llc_source == "sysconf" ? 2 : 0;
+  }
+  MPI_Bcast(llc, 2, MPI_UINT64_T, 0, comm);  // every rank rotates through the same buffers
+  memory.llc_bytes = llc[0];
+  memory.llc_source = llc[1] == 1 ? "sysfs" : llc[1] == 2 ? "sysconf" : "default";
+  if (!measure) return memory;
+
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_size = 1;
+  MPI_Comm_size(node, &node_size);
+  MPI_Bcast(&node_size, 1, MPI_INT, 0, comm);
+  memory.node_ranks = node_size;
+  memory.one_node = node_size == procs;
+  measure_copy_rates(comm, node, memory);
+  MPI_Comm_free(&node);
+  return memory;
+}
+
+std::optional<double> memory_bound_seconds(const MemoryInfo& memory, int procs,
+                                           std::uint64_t bytes) {
+  if (!memory.measured || !memory.one_node || procs < 2 || memory.one_core_bytes_per_second <= 0 ||
+      memory.all_cores_bytes_per_second <= 0) {
+    return std::nullopt;
+  }
+  const double n = static_cast<double>(bytes);
+  return std::max(n / memory.one_core_bytes_per_second,
+                  (procs - 1) * n / memory.all_cores_bytes_per_second);
+}
+
+}  // namespace leancast::bench

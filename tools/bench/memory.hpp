@@ -1,0 +1,40 @@
+// The node's memory: its last-level cache, and how fast one core and all of a node's ranks
+// copy memory (a STREAM-like copy, measured at startup), which bounds a within-node
+// broadcast from below.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace leancast::bench {
+
+struct MemoryInfo {
+  std::uint64_t llc_bytes = 32ull << 20;  // the last-level cache rank 0's core sees
+  std::string llc_source = "default";    // "sysfs", "sysconf" or "default" (32 MiB)
+  bool measured = false;                 // false under SMPI: no real memory to time
+  bool one_node = false;                 // every rank of the job on rank 0's node
+  int node_ranks = 1;                    // ranks on rank 0's node
+  double one_core_bytes_per_second = 0;  // rank 0 alone copying (bytes written per second)
+  double all_cores_bytes_per_second = 0; // all ranks of the node copying at once, summed
+  // Rank 0 alone copying through the kernel's cross-memory attach (process_vm_readv of its
+  // own memory), the copy the cma algorithm makes; 0 where the system refuses it.
+  double cross_memory_bytes_per_second = 0;
+  std::uint64_t one_core_copy_bytes = 0;  // bytes per memcpy of the one-core measurement
+  std::uint64_t all_cores_copy_bytes = 0; // bytes per memcpy and rank of the all-ranks one
+};
+
+// Collective over `comm`, once per run: the cache size (rank 0's, given to every rank) and,
+// where `measure`, the copy rates. The same on every rank.
+MemoryInfo probe_memory(MPI_Comm comm, bool measure);
+
+// The least time a broadcast of `bytes` among `procs` ranks of one node can take:
+// max(n / one core's rate, (P - 1) n / all cores' rate), as each of the P - 1 readers
+// stores n bytes and none copies faster than one core. Empty without measured rates,
+// across nodes, or for P < 2.
+std::optional<double> memory_bound_seconds(const MemoryInfo& memory, int procs,
+                                           std::uint64_t bytes);
+
+}  // namespace leancast::bench
