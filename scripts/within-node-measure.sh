@@ -4,7 +4,7 @@
 # its vader with single-copy (CMA) on, coll_tuned's algorithms 1-9 forced one by one, its
 # han, sm and adapt components; MPICH's default and release_gather. P = 2, osu method for
 # every configuration and the paper method for the defaults; buffers rotated beyond the
-# last-level cache above 4 MiB (leancast-bench --rotate-buffers auto), and the node's memory
+# last-level cache above 4 MiB (leancast-bench --rotate-above 4M), and the node's memory
 # bound beside each cell. Then P = 4 (Open MPI, oversubscribed here), where auto defers to the
 # library at 64 B and 1 KiB. Raw JSON to docs/benchmarks/within-node/, tabulated by
 # scripts/within-node-summary.py into summary.md there.
@@ -23,7 +23,8 @@ bench() {
   while [[ "$1" != -- ]]; do launcher+=("$1"); shift; done
   shift
   run timeout 900 "${launcher[@]}" ./leancast-bench --algorithms "$2" --baseline mpi \
-    --sizes "${4:-$sizes}" --method "${3:-osu}" --iterations 20 --reps 5 --quiet --json "$1"
+    --sizes "${4:-$sizes}" --method "${3:-osu}" --iterations 20 --reps 5 --rotate-above 4M \
+    --quiet --json "$1"
 }
 
 if [[ "$what" == openmpi || "$what" == all ]]; then

@@ -140,6 +140,20 @@ class Bench(unittest.TestCase):
         self.assertEqual((cells[llc + 64]["buffers_rotated"], cells[llc + 64]["buffer_count"]),
                          (True, 2))
 
+    def test_rotate_above_moves_auto_s_threshold(self):
+        path = os.path.join(self.dir, "rotate-above.json")
+        result = bench("--algorithms", "mpi", "--sizes", "1K,8K", "--rotate-above", "4K",
+                       "--iterations", "2", "--warmup", "1", "--reps", "1", "--json", path)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(path) as f:
+            run = json.load(f)
+        self.assertEqual(run["options"]["rotate_above"], 4096)
+        rotated = {c["bytes"]: c["buffers_rotated"] for c in run["results"]}
+        self.assertEqual(rotated, {1024: False, 8192: True})
+        bad = bench("--algorithms", "mpi", "--sizes", "1K", "--rotate-above", "lots")
+        self.assertNotEqual(bad.returncode, 0)
+        self.assertIn("--rotate-above", bad.stdout + bad.stderr)
+
     def test_report_plots_time_over_the_memory_bound_where_the_json_has_it(self):
         out = os.path.join(self.dir, "report-bound")
         result = subprocess.run([REPORT, self.rotated_path, "--out-dir", out], capture_output=True,

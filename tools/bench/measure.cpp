@@ -36,10 +36,11 @@ int Broadcaster::operator()(void* buf, int bytes, int root, MPI_Comm comm) const
   return leancast::bcast(buf, bytes, MPI_BYTE, root, comm, algorithm_);
 }
 
-BufferPlan buffer_plan(Rotation rotation, std::uint64_t bytes, std::uint64_t llc_bytes) {
+BufferPlan buffer_plan(Rotation rotation, std::uint64_t bytes, std::uint64_t llc_bytes,
+                       std::uint64_t above) {
   const std::uint64_t size = std::max<std::uint64_t>(bytes, 1);
-  const bool wanted =
-      rotation == Rotation::on || (rotation == Rotation::automatic && size > llc_bytes);
+  const bool wanted = rotation == Rotation::on ||
+                      (rotation == Rotation::automatic && size > (above != 0 ? above : llc_bytes));
   const std::uint64_t stride = (size + 63) / 64 * 64;
   if (!wanted || 2 * stride > kRotationCapBytes) return {false, 1, size};
   const std::uint64_t buffers = std::max<std::uint64_t>(2, (2 * llc_bytes + stride - 1) / stride);
@@ -50,7 +51,7 @@ namespace {
 std::uint64_t arena_bytes(const Options& options, std::uint64_t llc_bytes) {
   std::uint64_t bytes = 1;
   for (std::uint64_t size : options.sizes) {
-    const BufferPlan plan = buffer_plan(options.rotate_buffers, size, llc_bytes);
+    const BufferPlan plan = buffer_plan(options.rotate_buffers, size, llc_bytes, options.rotate_above);
     bytes = std::max(bytes, plan.buffers * plan.stride);
   }
   return bytes;
@@ -68,7 +69,7 @@ CellRunner::CellRunner(const Options& options, MPI_Comm comm, std::uint64_t llc_
 }
 
 BufferPlan CellRunner::plan(std::uint64_t bytes) const {
-  return buffer_plan(options_.rotate_buffers, bytes, llc_bytes_);
+  return buffer_plan(options_.rotate_buffers, bytes, llc_bytes_, options_.rotate_above);
 }
 
 int CellRunner::root_of(int iteration) const {

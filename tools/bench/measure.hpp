@@ -37,7 +37,9 @@ struct BufferPlan {
   std::uint64_t stride = 0;
 };
 constexpr std::uint64_t kRotationCapBytes = 1ull << 30;
-BufferPlan buffer_plan(Rotation rotation, std::uint64_t bytes, std::uint64_t llc_bytes);
+// `above`: auto rotates sizes above it (0: above the cache).
+BufferPlan buffer_plan(Rotation rotation, std::uint64_t bytes, std::uint64_t llc_bytes,
+                       std::uint64_t above = 0);
 
 struct CellTiming {
   double seconds_per_bcast = 0;  // paper: total / iterations; osu: mean of per-iteration max

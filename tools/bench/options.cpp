@@ -107,6 +107,10 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
                  "each broadcast in the next of k buffers, k n >= 2 last-level caches, at most "
                  "1 GiB (IMB's -off_cache): auto = for sizes above the cache")
       ->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
+  std::string rotate_above;
+  app.add_option("--rotate-above", rotate_above,
+                 "with --rotate-buffers auto: rotate sizes above this (e.g. 4M; default: the "
+                 "last-level cache)");
   app.add_flag("--check", o.check, "verify the data after every timed broadcast (slower)");
   app.add_flag("--shared-buffer", o.shared_buffer,
                "SMPI only: all simulated ranks share one buffer (SMPI_SHARED_MALLOC), so that "
@@ -133,6 +137,13 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   o.rotate_buffers = rotate_buffers == "on"    ? Rotation::on
                      : rotate_buffers == "off" ? Rotation::off
                                                : Rotation::automatic;
+  if (!rotate_above.empty()) {
+    const auto above = detail::parse_byte_size(rotate_above);
+    if (!above || *above == 0) {
+      return failure("--rotate-above: '" + rotate_above + "' is not a size (e.g. 4M)");
+    }
+    o.rotate_above = *above;
+  }
 #ifndef LEANCAST_SMPI
   if (o.shared_buffer) return failure("--shared-buffer needs the SMPI build (LEANCAST_MPI=smpi)");
 #endif

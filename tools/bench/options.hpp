@@ -23,6 +23,7 @@ struct Options {
   std::string baseline = "scatter-ring";
   Method method = Method::paper;
   Rotation rotate_buffers = Rotation::automatic;
+  std::uint64_t rotate_above = 0;  // auto rotates sizes above this (0: the last-level cache)
   bool check = false;
   bool shared_buffer = false;  // SMPI: one buffer for all simulated ranks, data unchecked
   bool quiet = false;

@@ -1,6 +1,7 @@
 #include "mpi/requests/nonblocking.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -176,6 +177,7 @@ class Engine {
       return;
     }
     std::thread([this] {
+      auto next_progress = std::chrono::steady_clock::now();
       for (;;) {
         std::unique_lock guard(lock_);
         // Idle while a completion call polls: it steps the tasks itself, and on a node
@@ -190,8 +192,12 @@ class Engine {
         progress_locked();
         guard.unlock();
         // A guest: the tasks may wait on shared memory only, and what they wait for may
-        // need the library's progress on this rank (guest_wait.hpp).
-        library_progress();
+        // need the library's progress on this rank; once per kProgressInterval, as every
+        // guest wait (guest_wait.hpp: more often slowed shm under MPICH).
+        if (const auto now = std::chrono::steady_clock::now(); now >= next_progress) {
+          library_progress();
+          next_progress = now + kProgressInterval;
+        }
         std::this_thread::yield();
       }
     }).detach();

@@ -83,7 +83,7 @@ bool BroadcastRun::advance(bool wait) {
 void BroadcastRun::fail(int code, std::string message) {
   outcome_ = {code, std::move(message)};
   messages_.reset();
-  copies_.reset();
+  drop_copies();
   if (opened_) buffer_.close();
   stage_ = Stage::done;
 }
@@ -118,9 +118,9 @@ bool BroadcastRun::step(bool wait, bool posting_only) {
                               .rank = plan_.state->rank(),
                               .flagged = messages_ && messages_->outcome().code != MPI_SUCCESS};
           if (plan_.program->cross.empty()) {
-            copies_ = std::make_unique<SharedProgress>(run);
+            copies_ = &shared_copies_.emplace(run);
           } else {
-            copies_ = std::make_unique<CrossProgress>(run);
+            copies_ = &cross_copies_.emplace(run);
           }
         }
         if (posting_only || !copies_->advance(wait)) return false;
@@ -238,6 +238,12 @@ void BroadcastRun::open() {
   messages_ = dataflow_run(execution);
 }
 
+void BroadcastRun::drop_copies() {
+  copies_ = nullptr;
+  shared_copies_.reset();
+  cross_copies_.reset();
+}
+
 void BroadcastRun::finish() {
   const Outcome sent = messages_ ? messages_->outcome() : Outcome{};
   outcome_ = sent.code != MPI_SUCCESS ? sent : copies_ ? copies_->outcome() : Outcome{};
@@ -245,7 +251,7 @@ void BroadcastRun::finish() {
   // undefined then, and the error says so.
   if (int rc = buffer_.close(); rc != MPI_SUCCESS && outcome_.code == MPI_SUCCESS) outcome_.code = rc;
   messages_.reset();
-  copies_.reset();
+  drop_copies();
   stage_ = Stage::done;
 }
 

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include <string>
 
@@ -102,6 +103,7 @@ class BroadcastRun {
   bool step(bool wait, bool posting_only);
   bool window_ready(bool wait);
   void copy_in_copy_out();
+  void drop_copies();
   void open();
   void finish();
   void fail(int code, std::string message = {});
@@ -114,7 +116,11 @@ class BroadcastRun {
   ByteBuffer buffer_;
   bool opened_ = false;
   std::unique_ptr<MessageRun> messages_;
-  std::unique_ptr<CopyRun> copies_;
+  // The copies, held in place (a heap allocation per broadcast was a fifth of a small shm
+  // broadcast's time, docs/benchmarks/call-path); copies_ points at the one in use.
+  std::optional<SharedProgress> shared_copies_;
+  std::optional<CrossProgress> cross_copies_;
+  CopyRun* copies_ = nullptr;
   MPI_Request library_ = MPI_REQUEST_NULL;
   bool fallback_ = false;
   Outcome outcome_;

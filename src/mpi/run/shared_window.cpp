@@ -97,8 +97,7 @@ void SharedWindow::install(SharedMapping memory, std::uint64_t slot_bytes, std::
   bytes += sizeof(MemberLine) * ranks_.size();
   cross_ = reinterpret_cast<CrossLine*>(bytes);
   bytes += sizeof(CrossLine) * ranks_.size();
-  headers_ = reinterpret_cast<SlotHeader*>(bytes);
-  data_ = bytes + sizeof(SlotHeader) * kSharedSlots;
+  slots_ = bytes;
   slot_bytes_ = slot_bytes;
   segments_ = 0;
   cross_broadcasts_ = 0;
