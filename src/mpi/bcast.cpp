@@ -216,8 +216,7 @@ int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
   if (const PrivateComm::LastCall* last = state != nullptr && nonblocking == nullptr && !checking
                                               ? state->repeat_of(call, requested)
                                               : nullptr;
-      last != nullptr && call.buf != MPI_IN_PLACE && (call.buf != nullptr || call.count == 0) &&
-      !(last->decision.tunable && tuning_online())) {
+      last != nullptr && !check_buffer(call, true) && !(last->decision.tunable && tuning_online())) {
     return run_decision(call, last->decision, state, state->size(), last->info, nullptr);
   }
   // Outside its registry row's range: the message names the algorithm, value and range.

@@ -197,10 +197,15 @@ std::optional<Problem> check_arguments(const BcastCall& call, int size, bool& pr
     MPI_Type_size_x(call.type, &element);
     if (packs_with_int_sizes_only() && element > INT_MAX) return Problem::element_too_large;
   }
+  if (auto problem = check_buffer(call, predefined)) return problem;
+  if (call.root < 0 || call.root >= size) return Problem::invalid_root;
+  return std::nullopt;
+}
+
+std::optional<Problem> check_buffer(const BcastCall& call, bool predefined) {
   if (call.buf == MPI_IN_PLACE) return Problem::in_place_buffer;
   // MPI_BOTTOM (NULL) is a valid base for derived types with absolute addresses.
   if (call.buf == nullptr && call.count > 0 && predefined) return Problem::null_buffer;
-  if (call.root < 0 || call.root >= size) return Problem::invalid_root;
   return std::nullopt;
 }
 

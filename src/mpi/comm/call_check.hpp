@@ -29,6 +29,8 @@ namespace leancast::detail {
 // argument on one rank never leaves that rank waiting. `predefined`: whether the datatype
 // is a predefined one (set once the datatype is known not to be MPI_DATATYPE_NULL).
 std::optional<Problem> check_arguments(const BcastCall& call, int size, bool& predefined);
+// The checks of those that look at the buffer (a repeated call asks them again).
+std::optional<Problem> check_buffer(const BcastCall& call, bool predefined);
 
 // What this rank is about to do.
 struct CallSignature {
