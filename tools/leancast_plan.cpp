@@ -1,21 +1,26 @@
 // leancast-plan: shows what a broadcast algorithm does, without MPI: a round-by-round table
 // of which rank receives which chunks from whom, the traffic per phase, and with --alpha /
-// --beta the alpha-beta model's predicted time; --compare ranks every algorithm by it.
+// --beta the alpha-beta model's predicted time; --compare ranks every algorithm by it and,
+// at large P, says how far that ranking agrees with the SMPI simulation's.
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <optional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <leancast/analysis.hpp>
 #include <leancast/schedule.hpp>
 
+#include "plan_agreement.hpp"
+#include "plan_platforms.hpp"
 #include "schedule/byte_size.hpp"
 #include "select/automatic.hpp"
 
@@ -220,24 +225,33 @@ nlohmann::ordered_json model_json(const leancast::CostModel& model) {
   return json;
 }
 
-// --compare: every algorithm with its default parameter, fastest predicted first.
-int compare(const BcastShape& shape, const leancast::CostModel& model, bool json) {
+// --compare: every algorithm with its default parameter (or the --candidates), fastest
+// predicted first; `check`: what the simulation says of the ranking here, if anything.
+int compare(const BcastShape& shape, const leancast::CostModel& model, bool json,
+            const std::vector<std::pair<std::string, AlgorithmSpec>>& candidates,
+            const std::optional<leancast::plan::RankingCheck>& check) {
   struct Row {
+    std::string candidate;
     leancast::PlanTotals totals;
     Prediction prediction;
   };
   std::vector<Row> rows;
   std::vector<std::string> unpriced;
-  for (Algorithm algorithm : leancast::concrete_algorithms()) {
-    leancast::PlanTotals totals =
-        leancast::plan_totals(leancast::resolve_automatic(algorithm, shape), shape);
+  std::vector<std::pair<std::string, AlgorithmSpec>> specs = candidates;
+  if (specs.empty()) {
+    for (Algorithm algorithm : leancast::concrete_algorithms()) {
+      specs.emplace_back(leancast::to_string(algorithm), AlgorithmSpec(algorithm));
+    }
+  }
+  for (const auto& [candidate, spec] : specs) {
+    leancast::PlanTotals totals = leancast::plan_totals(leancast::resolve_automatic(spec, shape), shape);
     if (leancast::uses_shared_memory(totals.algorithm)) {  // copies, which the model does not price
-      unpriced.emplace_back(leancast::to_string(totals.algorithm));
+      unpriced.emplace_back(candidates.empty() ? leancast::to_string(totals.algorithm) : candidate);
       continue;
     }
     const auto prediction = predict(totals, model);
     if (!prediction) return 2;
-    rows.push_back({std::move(totals), *prediction});
+    rows.push_back({candidate, std::move(totals), *prediction});
   }
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return a.prediction.model_seconds < b.prediction.model_seconds;
@@ -248,20 +262,23 @@ int compare(const BcastShape& shape, const leancast::CostModel& model, bool json
   if (json) {
     nlohmann::ordered_json ranked = nlohmann::ordered_json::array();
     for (const Row& row : rows) {
-      ranked.push_back({{"algorithm", leancast::to_string(row.totals.algorithm)},
-                        {"model_seconds", row.prediction.model_seconds},
-                        {"steps", row.totals.steps},
-                        {"transfers", row.totals.transfers},
-                        {"bytes_moved", row.totals.bytes_moved}});
+      nlohmann::ordered_json entry{{"algorithm", leancast::to_string(row.totals.algorithm)},
+                                   {"model_seconds", row.prediction.model_seconds},
+                                   {"steps", row.totals.steps},
+                                   {"transfers", row.totals.transfers},
+                                   {"bytes_moved", row.totals.bytes_moved}};
+      if (!candidates.empty()) entry["candidate"] = row.candidate;  // as given
+      ranked.push_back(std::move(entry));
     }
-    const nlohmann::ordered_json report{{"procs", shape.procs},
-                                        {"root", shape.root},
-                                        {"bytes", shape.bytes},
-                                        {"model", model_json(model)},
-                                        {"lower_bound_seconds", bound},
-                                        {"auto_selects", automatic},
-                                        {"algorithms", ranked},
-                                        {"not_modelled", unpriced}};
+    nlohmann::ordered_json report{{"procs", shape.procs},
+                                  {"root", shape.root},
+                                  {"bytes", shape.bytes},
+                                  {"model", model_json(model)},
+                                  {"lower_bound_seconds", bound},
+                                  {"auto_selects", automatic},
+                                  {"algorithms", ranked},
+                                  {"not_modelled", unpriced}};
+    if (check) report["simulation_check"] = check->json;
     fmt::print("{}\n", report.dump(2));
     return 0;
   }
@@ -284,7 +301,16 @@ int compare(const BcastShape& shape, const leancast::CostModel& model, bool json
   if (!unpriced.empty()) {
     fmt::print("not modelled (shared-memory copies, measured only): {}\n", fmt::join(unpriced, ", "));
   }
+  if (check) fmt::print("{}", check->text);
   return 0;
+}
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace
@@ -297,6 +323,8 @@ int main(int argc, char** argv) {
   std::optional<double> alpha, beta, alpha_inter, beta_inter;
   int ranks_per_node = 0;
   bool compare_all = false;
+  std::string platform_name, agreement_file;
+  std::vector<std::string> candidate_names;
   app.add_option("-a,--algorithm", algorithm_name,
                  "algorithm, NAME or NAME:PARAMETER: " + leancast::algorithm_names());
   // For scripts: every accepted name, one a line, in the registry's order (auto and mpi
@@ -335,6 +363,15 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--beta-inter", beta_inter, "cost model: seconds per byte between nodes")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--platform", platform_name,
+                 "cost model: a leancast-sim platform's parameters and ranks per node (hornet, "
+                 "laki); options given beside it win")
+      ->check(CLI::IsMember({"hornet", "laki"}));
+  app.add_option("--candidates", candidate_names, "--compare: rank these algorithms instead (a,b,...)")
+      ->delimiter(',');
+  app.add_option("--agreement", agreement_file,
+                 "--compare: scripts/model-vs-sim.py's JSON to cite at large P instead of the "
+                 "built-in data/model-agreement.json");
   CLI11_PARSE(app, argc, argv);
 
   if (algorithm_name.empty() == !compare_all) {
@@ -345,12 +382,38 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "leancast-plan: --alpha-inter and --beta-inter go with --ranks-per-node\n");
     return 2;
   }
-  const leancast::CostModel model{.alpha = alpha.value_or(kDefaultAlpha),
-                                  .beta = beta.value_or(kDefaultBeta),
-                                  .ranks_per_node = ranks_per_node,
-                                  .alpha_inter = alpha_inter.value_or(alpha.value_or(kDefaultAlpha)),
-                                  .beta_inter = beta_inter.value_or(beta.value_or(kDefaultBeta))};
-  const bool modelled = alpha || beta || alpha_inter || beta_inter;
+  // --platform: its parameters where no option gives one, and its nodes' size.
+  const leancast::plan::PlatformModel* platform = leancast::plan::find_platform(platform_name);
+  if (platform && ranks_per_node == 0) ranks_per_node = platform->ranks_per_node;
+  const double base_alpha = alpha.value_or(platform ? platform->alpha : kDefaultAlpha);
+  const double base_beta = beta.value_or(platform ? platform->beta : kDefaultBeta);
+  const leancast::CostModel model{
+      .alpha = base_alpha,
+      .beta = base_beta,
+      .ranks_per_node = ranks_per_node,
+      .alpha_inter = alpha_inter.value_or(platform ? platform->alpha_inter : base_alpha),
+      .beta_inter = beta_inter.value_or(platform ? platform->beta_inter : base_beta)};
+  const bool modelled = alpha || beta || alpha_inter || beta_inter || platform;
+  // The simulation checked the platform's own parameters, not others.
+  const std::string checked_platform =
+      platform && !(alpha || beta || alpha_inter || beta_inter) ? platform_name : "";
+  if (!compare_all && (!candidate_names.empty() || !agreement_file.empty())) {
+    fmt::print(stderr, "leancast-plan: --candidates and --agreement go with --compare\n");
+    return 2;
+  }
+  std::vector<std::pair<std::string, AlgorithmSpec>> candidates;
+  for (const std::string& name : candidate_names) {
+    std::string problem;
+    const auto spec = leancast::parse_algorithm_spec(name, &problem);
+    if (spec && (spec->algorithm == Algorithm::mpi || spec->algorithm == Algorithm::automatic)) {
+      problem = "--candidates: '" + name + "' has no schedule of its own to rank";
+    }
+    if (!problem.empty() || !spec) {
+      fmt::print(stderr, "leancast-plan: {}\n", problem);
+      return 2;
+    }
+    candidates.emplace_back(name, *spec);
+  }
   std::string error;
   const auto algorithm = compare_all ? std::optional<AlgorithmSpec>(Algorithm::automatic)
                                      : leancast::parse_algorithm_spec(algorithm_name, &error);
@@ -381,7 +444,25 @@ int main(int argc, char** argv) {
   // --ranks-per-node places ranks on nodes for the schedules too (node-aware, auto).
   const BcastShape shape{procs, root, *bytes,
                          ranks_per_node > 0 ? leancast::block_nodes(procs, ranks_per_node) : nullptr};
-  if (compare_all) return compare(shape, model, json);
+  if (compare_all) {
+    std::optional<leancast::plan::RankingCheck> check;
+    if (procs >= leancast::plan::kCheckedFromProcs) {
+      std::optional<std::string> agreement = std::string(leancast::plan::built_in_agreement());
+      if (!agreement_file.empty() && !(agreement = read_file(agreement_file))) {
+        fmt::print(stderr, "leancast-plan: --agreement: cannot read {}\n", agreement_file);
+        return 2;
+      }
+      try {
+        check = leancast::plan::check_ranking(*agreement, checked_platform, procs, ranks_per_node,
+                                              *bytes);
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "leancast-plan: {}: {}\n",
+                   agreement_file.empty() ? "data/model-agreement.json" : agreement_file, e.what());
+        return 2;
+      }
+    }
+    return compare(shape, model, json, candidates, check);
+  }
   const leancast::PlanTotals totals =
       leancast::plan_totals(leancast::resolve_automatic(*algorithm, shape), shape);
   std::optional<Prediction> prediction;

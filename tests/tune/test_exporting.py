@@ -98,7 +98,7 @@ class Rules(unittest.TestCase):
         counts = deciding.group_runs(runs)
         order = ["mpi", "binomial", "linear"]
         given = options(site=True, cover=(1, 8), from_json="saved.json",
-                        measured_by=["leancast-tune", "--site"])
+                        measured_by=[["leancast-tune", "--site"]])
         extra = {"methods": ["paper", "osu"], "elapsed_seconds": 95, "budget_minutes": 4,
                  "not_measured": {"8": [16 * M]}}
         count_messages = types.SimpleNamespace(missing=True)
@@ -163,7 +163,7 @@ OMPI_TIMES = {("mpi", K): 1e-6, ("ompi:3:1K", K): 3e-6, ("ompi:2:8K", K): 2e-6,
 
 def library_files(times, procs_list, order, cover=(1, None), library="Open MPI v4.1.2"):
     runs = [r for p in procs_list for r in both(p, times, mpi_library=library)]
-    given = options(cover=cover, from_json="saved.json", measured_by=["leancast-tune", "x"])
+    given = options(cover=cover, from_json="saved.json", measured_by=[["leancast-tune", "x"]])
     counts = deciding.group_runs(runs)
     chosen, grid = deciding.library_decisions(given, counts, order)
     return given, counts, chosen, grid

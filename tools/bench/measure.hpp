@@ -42,10 +42,10 @@ BufferPlan buffer_plan(Rotation rotation, std::uint64_t bytes, std::uint64_t llc
                        std::uint64_t above = 0);
 
 struct CellTiming {
-  double seconds_per_bcast = 0;  // paper: total / iterations; osu: mean of per-iteration max
+  double seconds_per_bcast = 0;  // paper: total / iterations; osu, sync: mean per iteration
   double total_seconds = 0;      // paper: the timed loop, max over ranks
-  double min_seconds = 0;        // osu: fastest per-iteration max
-  double max_seconds = 0;        // osu: slowest per-iteration max
+  double min_seconds = 0;        // osu, sync: fastest iteration
+  double max_seconds = 0;        // osu, sync: slowest iteration
   std::uint64_t wrong_bytes = 0; // with --check: bytes that differed, summed over ranks
 };
 
@@ -54,8 +54,8 @@ class CellRunner {
   // Allocates, once, room for every size's buffers (options.sizes, options.rotate_buffers).
   CellRunner(const Options& options, MPI_Comm comm, std::uint64_t llc_bytes);
   BufferPlan plan(std::uint64_t bytes) const;
-  // One checked broadcast; returns the number of wrong bytes over all ranks (0 with a
-  // shared buffer, which cannot be checked).
+  // One checked broadcast; returns the number of wrong bytes over all ranks (with a shared
+  // buffer, which cannot be checked, a one-byte broadcast, and only a failed call counts).
   std::uint64_t verify(const Broadcaster& bcast, int bytes, int salt);
   CellTiming time(const Broadcaster& bcast, int bytes, int salt);
 
@@ -66,6 +66,8 @@ class CellRunner {
   std::uint64_t count_wrong(const unsigned char* buffer, int bytes, int root, int salt) const;
   CellTiming time_paper(const Broadcaster& bcast, const BufferPlan& buffers, int bytes, int salt);
   CellTiming time_osu(const Broadcaster& bcast, const BufferPlan& buffers, int bytes, int salt);
+  CellTiming time_sync(const Broadcaster& bcast, const BufferPlan& buffers, int bytes, int salt);
+  CellTiming per_iteration(const std::vector<double>& local, std::uint64_t wrong);
 
   // Frees what allocate_buffer made: SMPI's shared allocation or an ordinary array.
   struct Release {

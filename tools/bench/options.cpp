@@ -101,8 +101,9 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   app.add_option("--baseline", baseline, "algorithm the ratios refer to (default scatter-ring)");
   app.add_option("--method", method,
                  "paper: barrier + back-to-back broadcasts, bandwidth; osu: barrier before each, "
-                 "latency")
-      ->check(CLI::IsMember({"paper", "osu"}))->capture_default_str();
+                 "latency; sync (SMPI build): every rank starts each broadcast at the same "
+                 "simulated instant, the time is the last rank's finish (no barrier skew)")
+      ->check(CLI::IsMember({"paper", "osu", "sync"}))->capture_default_str();
   app.add_option("--rotate-buffers", rotate_buffers,
                  "each broadcast in the next of k buffers, k n >= 2 last-level caches, at most "
                  "1 GiB (IMB's -off_cache): auto = for sizes above the cache")
@@ -133,7 +134,9 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
     return failure(e.what());
   }
 
-  o.method = method == "osu" ? Method::osu : Method::paper;
+  o.method = method == "osu"    ? Method::osu
+             : method == "sync" ? Method::sync
+                                : Method::paper;
   o.rotate_buffers = rotate_buffers == "on"    ? Rotation::on
                      : rotate_buffers == "off" ? Rotation::off
                                                : Rotation::automatic;
@@ -146,6 +149,11 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   }
 #ifndef LEANCAST_SMPI
   if (o.shared_buffer) return failure("--shared-buffer needs the SMPI build (LEANCAST_MPI=smpi)");
+  // Real ranks have no common clock to start on (ReproMPI estimates one; this bench does not).
+  if (o.method == Method::sync) return failure("--method sync needs the SMPI build's global clock");
+#else
+  // A simulation has no cache to escape: rotating would only multiply the memory it needs.
+  if (o.rotate_buffers == Rotation::automatic) o.rotate_buffers = Rotation::off;
 #endif
   if (o.shared_buffer && o.check) return failure("--check cannot check a shared buffer");
   for (const std::string& name : split(algorithms, ',')) {
@@ -170,6 +178,14 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
       return failure(fmt::format("size {} is beyond the int count of MPI_Bcast", size));
     }
   }
+#ifdef LEANCAST_SMPI
+  // Every simulated rank lives in this one process: beyond kCheckedBytes of buffers in all
+  // (4096 ranks x 1 MiB), one shared buffer instead, and the data goes unchecked.
+  const std::uint64_t largest = *std::max_element(o.sizes.begin(), o.sizes.end());
+  if (!o.shared_buffer && !o.check && largest * static_cast<std::uint64_t>(procs) > kCheckedBytes) {
+    o.shared_buffer = o.shared_buffer_chosen = true;
+  }
+#endif
   if (!o.rotate_root && (o.root < 0 || o.root >= procs)) {
     return failure(fmt::format("--root {} is not a rank of {} processes", o.root, procs));
   }

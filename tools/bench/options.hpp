@@ -8,7 +8,9 @@
 
 namespace leancast::bench {
 
-enum class Method { paper, osu };
+// paper: one barrier, back-to-back broadcasts; osu: a barrier before each; sync (SMPI only):
+// every rank starts each broadcast at the same simulated instant (SMPI's clock is global).
+enum class Method { paper, osu, sync };
 // --rotate-buffers: automatic rotates for sizes above the last-level cache.
 enum class Rotation { automatic, on, off };
 
@@ -26,6 +28,7 @@ struct Options {
   std::uint64_t rotate_above = 0;  // auto rotates sizes above this (0: the last-level cache)
   bool check = false;
   bool shared_buffer = false;  // SMPI: one buffer for all simulated ranks, data unchecked
+  bool shared_buffer_chosen = false;  // ... because the ranks' own would not fit (not asked)
   bool quiet = false;
   std::string preset;
   std::string json_path;
@@ -33,6 +36,10 @@ struct Options {
   unsigned seed = 1;
   std::vector<std::string> command_line;
 };
+
+// SMPI: the most memory the simulated ranks' own buffers may take together; beyond it they
+// share one (Options::shared_buffer_chosen).
+constexpr std::uint64_t kCheckedBytes = 4ull << 30;
 
 struct ParsedOptions {
   std::optional<Options> options;  // empty: exit with exit_code

@@ -34,7 +34,9 @@ double speedup_in_rep(const BenchRun& run, const Cell& cell, std::size_t rep) {
   return base->samples[rep].timing.seconds_per_bcast / cell.samples[rep].timing.seconds_per_bcast;
 }
 
-std::string method_name(Method m) { return m == Method::paper ? "paper" : "osu"; }
+std::string method_name(Method m) {
+  return m == Method::paper ? "paper" : m == Method::osu ? "osu" : "sync";
+}
 
 std::string rotation_name(Rotation r) {
   return r == Rotation::on ? "on" : r == Rotation::off ? "off" : "auto";
@@ -61,6 +63,12 @@ void print_memory_header(const BenchRun& run) {
              rotation_name(run.options.rotate_buffers), mib_text(m.llc_bytes), m.llc_source,
              rotated.empty() ? "none" : rotated + " (each broadcast in the next; k n >= 2 caches, "
                                                   "at most 1 GiB a rank)");
+  if (run.options.shared_buffer) {
+    fmt::print("buffers: one for all simulated ranks (SMPI_SHARED_MALLOC), data unchecked{}\n",
+               run.options.shared_buffer_chosen
+                   ? fmt::format(": P x the largest size is above {} GiB", kCheckedBytes >> 30)
+                   : "");
+  }
   if (!m.measured) return;
   fmt::print("memory: memcpy best of 5, bytes written: one core {:.2f} GiB/s, {} rank(s) of the "
              "node at once {:.2f} GiB/s in all; one core through cross-memory attach "
@@ -123,17 +131,17 @@ void print_table(const BenchRun& run) {
              o.reps, o.rotate_root ? "rotating" : std::to_string(o.root),
              run.environment.value("mpi_library", std::string("?")));
   print_memory_header(run);
-  const bool osu = o.method == Method::osu;
+  const bool latency = o.method != Method::paper;  // else a bandwidth
   const bool bound = memory_bound_seconds(run.memory, run.procs, 1).has_value();
   fmt::print("{:>10}  {:<20}{:>12}  {:<21}{:>12}{}  {:>8} [min-max] vs {}\n", "bytes", "algorithm",
-             osu ? "latency us" : "MB/s", "(min-max)", "bcast/s",
+             latency ? "latency us" : "MB/s", "(min-max)", "bcast/s",
              bound ? fmt::format("{:>12}{:>12}", "bound us", "time/bound") : "", "speedup",
              o.baseline);
   for (std::uint64_t bytes : o.sizes) {
     for (const Cell& cell : run.cells) {
       if (cell.bytes != bytes) continue;
       const CellSummary s = summarize(run, cell);
-      const Spread& main = osu ? Spread{s.seconds_per_bcast.median * 1e6, s.seconds_per_bcast.min * 1e6,
+      const Spread& main = latency ? Spread{s.seconds_per_bcast.median * 1e6, s.seconds_per_bcast.min * 1e6,
                                         s.seconds_per_bcast.max * 1e6}
                                : s.bandwidth_mib_s;
       const auto limit = memory_bound_seconds(run.memory, run.procs, bytes);
@@ -199,6 +207,7 @@ nlohmann::ordered_json to_json(const BenchRun& run) {
         {"rotate_buffers", rotation_name(o.rotate_buffers)},
         {"rotate_above", o.rotate_above},
         {"shared_buffer", o.shared_buffer},
+        {"shared_buffer_chosen", o.shared_buffer_chosen},
         {"preset", o.preset},
         {"seed", o.seed},
         {"command_line", o.command_line}}},

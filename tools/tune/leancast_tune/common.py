@@ -9,7 +9,11 @@ import tempfile
 
 REFERENCE = "mpi"
 SMPI_PREFIX = "smpi:"
-METHODS = ("paper", "osu")
+METHODS = ("paper", "osu", "sync")
+# What each method times (leancast-bench --method): the rules' header says it.
+METHOD_TEXT = {"paper": "back-to-back broadcasts", "osu": "a barrier before each",
+               "sync": "every simulated rank starts at the same instant, one broadcast"}
+SIMULATED_ONLY = ("sync",)  # needs SMPI's global clock
 SUFFIXES = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 

@@ -3,8 +3,8 @@ one rule per run of sizes with the same winner and each rule's evidence; and the
 record of every measurement."""
 import json
 
-from .common import (EMULATED_REFERENCES, REFERENCE, duration_text, is_reference, shown,
-                     shown_command, size_text)
+from .common import (EMULATED_REFERENCES, METHOD_TEXT, REFERENCE, duration_text,
+                     is_reference, shown, shown_command, size_text)
 from .deciding import claims, decide, methods_of, ranges
 
 
@@ -127,8 +127,8 @@ def header(options, argv, counts, extra, order, messages):
                      f"{' (' + hosts[0] + ')' if hosts else ''}; the library's broadcast: mpi")
     lines.append(stamp(first))
     lines.append(f"#   leancast-tune {shown_command(argv)}")
-    if options.from_json:
-        lines.append(f"#   measured by: {shown_command(options.measured_by)}")
+    for command in options.measured_by if options.from_json else []:
+        lines.append(f"#   measured by: {shown_command(command)}")
     if extra.get("elapsed_seconds") is not None:
         lines.append(f"#   took {duration_text(extra['elapsed_seconds'])}"
                      + (f" (budget {extra['budget_minutes']:g} min)"
@@ -140,9 +140,9 @@ def header(options, argv, counts, extra, order, messages):
     for procs, sizes in (extra.get("not_measured") or {}).items():
         lines.append(f"# not measured for time at P={procs}: "
                      f"{', '.join(size_text(s) for s in sizes)} (no rule: auto runs mpi)")
+    described = "; ".join(f"{m}: {METHOD_TEXT[m]}" for m in methods)
     lines += [
-        f"# Methods: {', '.join(methods)} (paper: back-to-back broadcasts; osu: a barrier before "
-        "each). A leancast",
+        f"# Methods: {', '.join(methods)} ({described}). A leancast",
         "# candidate wins a size only where it beats the library's broadcast by more than the "
         "tie margin",
         "# under every method (ranked by its worst speedup); otherwise the rule says mpi. "

@@ -34,8 +34,8 @@ def library_header(options, argv, counts, extra, comment):
              f"machine: {first.get('cpu_model') or 'CPU unknown'}, {first.get('cores', '?')} "
              "cores on rank 0's host",
              f"  leancast-tune {shown_command(argv)}"]
-    if options.from_json:
-        lines.append(f"  measured by: {' '.join(shlex.quote(a) for a in options.measured_by)}")
+    for command in options.measured_by if options.from_json else []:
+        lines.append(f"  measured by: {' '.join(shlex.quote(a) for a in command)}")
     for procs in sorted(counts):
         for run in counts[procs].runs:
             for name, command in (run.get("library_commands") or {}).items():

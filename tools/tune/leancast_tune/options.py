@@ -6,8 +6,8 @@ import os
 
 from . import __doc__ as OVERVIEW
 from .candidates import Candidates, RegistryError, counts_text, read_registry
-from .common import (EMULATED_REFERENCES, METHODS, REFERENCE, SMPI_PREFIX, byte_size,
-                     find_tool, is_reference)
+from .common import (EMULATED_REFERENCES, METHODS, REFERENCE, SIMULATED_ONLY, SMPI_PREFIX,
+                     byte_size, find_tool, is_reference)
 from .library import (LIBRARY_DEFAULTS, LIBRARY_EPILOG, MPICH_PREFIX, OMPI_PREFIX,
                       library_setting)
 
@@ -77,8 +77,9 @@ def parse_args(argv):
                                           "--oversubscribe -n {procs}', 'srun -n {procs}')")
     where.add_argument("--sim", metavar="PLATFORM",
                        help="simulate on this leancast-sim platform (hornet, laki) instead")
-    where.add_argument("--from-json", metavar="FILE",
-                       help="no measuring: derive the rules from an earlier run's --json")
+    where.add_argument("--from-json", metavar="FILE[,FILE...]",
+                       help="no measuring: derive the rules from earlier runs' --json (several: "
+                            "their runs together, e.g. one file per process count)")
     parser.add_argument("--site", action="store_true",
                         help="this machine's table in one command, within --budget-minutes "
                              "(see below); launcher 'mpirun -n {procs}' unless --launcher")
@@ -114,9 +115,10 @@ def parse_args(argv):
                              "default (dataflow:1), comma-separated (e.g. dataflow,dataflow:0): "
                              "candidate NAME is also measured as NAME@EXECUTOR, and a rule may "
                              "name it so")
-    parser.add_argument("--methods", default=",".join(METHODS),
+    parser.add_argument("--methods", default="paper,osu",
                         help="leancast-bench timing methods, each measured separately: paper "
-                             "(back-to-back broadcasts), osu (a barrier before each); a "
+                             "(back-to-back broadcasts), osu (a barrier before each), sync "
+                             "(--sim only: every rank starts at the same simulated instant); a "
                              "candidate must win under all (default paper,osu)")
     parser.add_argument("--exclude", default="",
                         help="candidates measured but never chosen, comma-separated (e.g. "
@@ -186,16 +188,27 @@ def check_modes(parser, options):
 
 
 def read_saved(options):
-    """--from-json: the runs, and the settings they were measured with."""
+    """--from-json: the runs of every file given, and the settings they were measured with
+    (the first file's where they differ; candidates and methods: all files' together)."""
     options.saved = None
     if not options.from_json:
         return
-    with open(options.from_json) as f:
-        options.saved = json.load(f)
-    options.measured_by = options.saved["command"]
-    procs = sorted({r["environment"]["procs"] for r in options.saved["runs"]})
+    saved = []
+    for path in (p for p in options.from_json.split(",") if p):
+        with open(path) as f:
+            saved.append(json.load(f))
+    merged = dict(saved[0], runs=[r for s in saved for r in s["runs"]])
+    for key in ("candidates", "methods"):
+        if any(s.get(key) for s in saved):
+            merged[key] = list(dict.fromkeys(x for s in saved for x in s.get(key) or []))
+    if all(s.get("elapsed_seconds") is not None for s in saved):
+        merged["elapsed_seconds"] = sum(s["elapsed_seconds"] for s in saved)
+    merged["not_measured"] = {k: v for s in saved for k, v in (s.get("not_measured") or {}).items()}
+    options.saved = merged
+    options.measured_by = [s["command"] for s in saved]
+    procs = sorted({r["environment"]["procs"] for r in merged["runs"]})
     options.procs = options.procs or ",".join(str(p) for p in procs)
-    options.site = options.site or bool(options.saved.get("site"))
+    options.site = options.site or bool(merged.get("site"))
 
 
 def parse_lists(parser, options):
@@ -220,6 +233,8 @@ def parse_lists(parser, options):
     options.methods = list(dict.fromkeys(m for m in options.methods.split(",") if m))
     if not options.methods or any(m not in METHODS for m in options.methods):
         parser.error(f"--methods is a list of {', '.join(METHODS)}")
+    if not options.sim and not options.from_json and set(options.methods) & set(SIMULATED_ONLY):
+        parser.error("--methods sync needs a simulated clock: it goes with --sim")
     options.candidates_given = options.candidates is not None
     given = options.candidates.split(",") if options.candidates else None
     if options.from_json and not given:
