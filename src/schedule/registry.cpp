@@ -127,12 +127,13 @@ constexpr Row kRows[] = {
     // Composes two schedules by its levels, not a parameter: make_schedule calls it.
     {{Algorithm::node_aware, "node-aware", "", levels, 0, 0, 0,
       "BETWEEN among one leader per node, then WITHIN each node (default auto/auto)", true,
+      // The pairs auto's simulated nodes section measured (scripts/auto-table.sh; two won
+      // there) and one with shm within a real node; linear within a node never won.
       "node-aware:binomial/binomial,node-aware:knomial:8/binomial,"
       "node-aware:pipeline-binary-tree:16K/binomial,"
-      "node-aware:pipeline-chain:16K/pipeline-chain:16K,node-aware:pipeline-chain/pipeline-chain,"
-      "node-aware:two-tree/pipeline-chain,node-aware:circulant/pipeline-chain,"
-      "node-aware:binomial/linear,node-aware:two-tree:16K/linear,"
-      "node-aware:scatter-ring-tuned/linear,node-aware:binomial/shm:64K"}},
+      "node-aware:pipeline-chain:16K/pipeline-chain:16K,node-aware:two-tree/pipeline-chain,"
+      "node-aware:two-tree:16K/two-tree:16K,node-aware:scatter-ring-tuned/pipeline-chain:16K,"
+      "node-aware:binomial/shm:64K"}},
     {{Algorithm::mpi, "mpi", "", none, 0, 0, 0,
       "the MPI library's own MPI_Bcast (PMPI_Bcast); no schedule", false, ""}},
 };

@@ -14,7 +14,11 @@
    an SMPI or leancast algorithm that does not exist, both layouts at once), and a
    simulation that ends without a result (SMPI's ompi_split_bintree deadlocks at one rank
    per node, yet smpirun exits 0) fails with the smpirun command and SMPI's own words.
-3. Simulations are deterministic: two identical leancast-sim runs give identical times.
+3. Simulations are deterministic: two identical leancast-sim runs give identical times
+   (--no-cache: simulated both times). A third identical run comes from the cache, the same
+   times, and a changed option is simulated again. leancast-sim's one smpirun per algorithm
+   gives the times one smpirun of all of them gives (--method sync: each broadcast starts
+   from the same idle instant, whatever ran before it).
 4. leancast's scatter-ring sends exactly MPICH's messages: run round by round
    (scatter-ring@rounds, LEANCAST_EXECUTOR=rounds) its simulated time equals that
    of SMPI's built-in scatter_LR_allgather (MPICH's scatter + ring; the dataflow executor
@@ -103,16 +107,51 @@ NO_MESSAGE_COSTS = [a for key in ("ois", "os", "or")
                     for a in ("--smpi-config", f"smpi/{key}:0:0:0")]
 
 
-def simulate(sim, out, algorithms, extra=()):
+def simulate(sim, out, algorithms, extra=(), cache=("--no-cache",)):
+    """{(algorithm, bytes): per-repetition seconds} of a run at P = 33, and which of its
+    smpiruns came from the cache."""
     command = [sim, "--platform", "hornet", "--procs", "33", "--algorithms", algorithms,
-               "--sizes", "12288,524287", "--iterations", "2", "--json", out, *extra]
+               "--sizes", "12288,524287", "--iterations", "2", "--json", out, *cache, *extra]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
         sys.exit(f"FAILED: {' '.join(command)}\n{done.stdout}{done.stderr}")
     with open(out) as f:
         run = json.load(f)
-    return {(c["algorithm"], c["bytes"]): [r["seconds_per_bcast"] for r in c["reps"]]
-            for c in run["results"]}
+    times = {(c["algorithm"], c["bytes"]): [r["seconds_per_bcast"] for r in c["reps"]]
+             for c in run["results"]}
+    return times, [r["cached"] for r in run["simulation"]["runs"]]
+
+
+def check_cache_and_runs(sim, tmp, simulated):
+    """Test 3's cache and the one smpirun per algorithm: `simulated` are times simulated
+    without the cache."""
+    cache = ("--cache", os.path.join(tmp, "cache"))
+    algorithms = "scatter-ring,scatter-ring-tuned,smpi:scatter_LR_allgather"
+    first, fresh = simulate(sim, os.path.join(tmp, "c1.json"), algorithms, cache=cache)
+    again, cached = simulate(sim, os.path.join(tmp, "c2.json"), algorithms, cache=cache)
+    _, changed = simulate(sim, os.path.join(tmp, "c3.json"), algorithms, ("--iterations", "1"),
+                          cache=cache)
+    if (first, again) != (simulated, simulated) or any(fresh) or not all(cached) or any(changed):
+        sys.exit(f"FAILED: cache: simulated {fresh}, then cached {cached}, other options "
+                 f"cached {changed}; times {first} {again} against {simulated}")
+    print(f"cache: an identical run read back ({len(cached)} smpiruns), another simulated")
+    # The same broadcasts in one smpirun of leancast-bench, through --run.
+    out = os.path.join(tmp, "together.json")
+    done = subprocess.run([sim, "--platform", "hornet", "--procs", "33", "--run",
+                           os.path.join(os.path.dirname(os.path.abspath(sim)), "leancast-bench-sim"),
+                           "--algorithms", "scatter-ring,scatter-ring-tuned", "--sizes",
+                           "12288,524287", "--iterations", "2", "--warmup", "0", "--reps", "1",
+                           "--method", "sync", "--json", out, "--quiet"],
+                          capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        sys.exit(f"FAILED: one smpirun of both: {done.stdout}{done.stderr}")
+    with open(out) as f:
+        together = {(c["algorithm"], c["bytes"]): [r["seconds_per_bcast"] for r in c["reps"]]
+                    for c in json.load(f)["results"]}
+    alone = {k: v for k, v in simulated.items() if k in together}
+    if together != alone or len(together) != 4:
+        sys.exit(f"FAILED: one smpirun of both {together}, one each {alone}")
+    print("one smpirun per algorithm: the same times as one smpirun of both")
 
 
 def check_one_node(sim, out):
@@ -171,13 +210,12 @@ def main(sim, bcast_check):
     check_nodes(sim, bcast_check, (), "on 4 node(s), up to 16 ranks each", ranks_per_node=16)
     with tempfile.TemporaryDirectory() as tmp:
         algorithms = "scatter-ring,scatter-ring-tuned,smpi:scatter_LR_allgather"
-        first = simulate(sim, os.path.join(tmp, "first.json"), algorithms)
-        second = simulate(sim, os.path.join(tmp, "second.json"), algorithms)
-        # The two alone, so that each cell starts at the same simulated clock in both runs
-        # (SimGrid rounds the clock to 1e-9 s, so a cell's time depends on where it starts
-        # by up to that much).
-        without_costs = simulate(sim, os.path.join(tmp, "no-costs.json"),
-                                 "scatter-ring@rounds,smpi:scatter_LR_allgather", NO_MESSAGE_COSTS)
+        first, _ = simulate(sim, os.path.join(tmp, "first.json"), algorithms)
+        second, _ = simulate(sim, os.path.join(tmp, "second.json"), algorithms)
+        check_cache_and_runs(sim, tmp, first)
+        without_costs, _ = simulate(sim, os.path.join(tmp, "no-costs.json"),
+                                    "scatter-ring@rounds,smpi:scatter_LR_allgather",
+                                    NO_MESSAGE_COSTS)
         check_one_node(sim, os.path.join(tmp, "one-node.json"))
     if first != second:
         sys.exit(f"FAILED: two identical simulations differ:\n{first}\n{second}")

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""auto's evidence from 182 to 4096 ranks (scripts/auto-table.sh's section `large`): one
+`leancast-tune --sim hornet --methods sync` run per process count and size group, on the
+hornet model with 24 ranks per node, each writing docs/tuning/large/pP[-GROUP].json; a run
+whose JSON is there is not made again (delete it to redo it). Then the rules from all of
+them together: docs/tuning/large.rules.
+
+Candidates: the registry's (leancast-tune's default: every flat algorithm's and node-aware
+pair's tuned specs), under leancast's default executor, up to P = 1024. Beyond, a candidate
+is simulated at a size only where it came within PRUNE of the fastest leancast candidate at
+that size at the process count before (the simulation's cost grows as P^2 per message; a
+candidate left out cannot win, it does not change what wins among those simulated). The
+library's broadcast, everywhere: SMPI's default (mpi, its binomial tree), its copies of
+Open MPI's and MPICH's selections (smpi:ompi, smpi:mpich) and what MPICH runs by size
+(smpi:binomial_tree below 12 KiB, smpi:scatter_rdb_allgather to 512 KiB on even P,
+smpi:scatter_LR_allgather beyond); smpi:scatter_LR_allgather below 256 KiB only up to
+P = 1024, where its P^2 messages are still cheap to simulate (it is 11-19x slower than the
+binomial tree there at 64 KiB; docs/large-scale.md).
+
+  python3 scripts/large-scale-tune.py [--build build/smpi] [--only P[,P...]] [--rules]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = "docs/tuning/large"
+RULES = "docs/tuning/large.rules"
+PER_NODE = 24
+PRUNE = 1.5
+TIE = "0.1"
+COVER = "182-5792"  # halfway (geometrically) beyond the largest count, as the other sections
+PPN = "12-48"       # as the simulated nodes section claims (docs/auto.md)
+# MPICH's own algorithms, in leancast: they win ties, never veto (auto-table.sh's mpich_smp).
+EMULATED = ("binomial,scatter-doubling,scatter-ring,node-aware:binomial/binomial,"
+            "node-aware:scatter-doubling/binomial,node-aware:scatter-ring/scatter-ring")
+LIBRARY = ["smpi:ompi", "smpi:mpich", "smpi:binomial_tree", "smpi:scatter_rdb_allgather"]
+RING = "smpi:scatter_LR_allgather"
+SMALL = ["1K", "12288", "64K"]
+LARGE = ["256K", "1M", "4M", "16M", "64M"]
+# (procs, [(group, sizes)]): what each count measures.
+PLAN = [
+    (256, [("", SMALL + LARGE)]),
+    (512, [("", SMALL + LARGE)]),
+    (1024, [("small", SMALL), ("large", LARGE[:-1])]),
+    (2048, [("small", ["1K", "64K"]), ("large", ["1M", "16M"])]),
+    (4096, [("small", ["1K", "64K"]), ("large", ["1M"])]),
+]
+
+
+def byte_size(text):
+    return int(text[:-1]) << {"K": 10, "M": 20}[text[-1]] if text[-1] in "KM" else int(text)
+
+
+def path(procs, group, ext):
+    return os.path.join(OUT, f"p{procs}{'-' + group if group else ''}.{ext}")
+
+
+def registry_candidates(build):
+    sys.path.insert(0, os.path.join(ROOT, "tools", "tune"))
+    from leancast_tune.candidates import Candidates, read_registry
+    return Candidates(read_registry(os.path.join(build, "leancast-plan"))).default
+
+
+def measured(procs):
+    """{bytes: {algorithm: seconds}} of every run at `procs` (sync)."""
+    times = {}
+    for name in sorted(os.listdir(OUT)):
+        if not (name.startswith(f"p{procs}.") or name.startswith(f"p{procs}-")) \
+                or not name.endswith(".json"):
+            continue
+        with open(os.path.join(OUT, name)) as f:
+            for run in json.load(f)["runs"]:
+                for cell in run["results"]:
+                    times.setdefault(cell["bytes"], {})[cell["algorithm"]] = \
+                        cell["summary"]["seconds_per_bcast"]["median"]
+    return times
+
+
+def pruned(previous, sizes, everything):
+    """The candidates within PRUNE of the fastest leancast one at any of `sizes` at the
+    count before."""
+    times = measured(previous)
+    keep = set()
+    for size in map(byte_size, sizes):
+        mine = {a: t for a, t in times.get(size, {}).items() if a in everything}
+        if not mine:
+            sys.exit(f"large-scale-tune: P={previous} has no {size} B to prune by: measure it")
+        best = min(mine.values())
+        keep |= {a for a, t in mine.items() if t <= PRUNE * best}
+    return list(dict.fromkeys(a for a in everything if a in keep))
+
+
+def tune(build, procs, group, sizes, candidates, emulated):
+    references = list(LIBRARY)
+    if procs <= 1024 or min(map(byte_size, sizes)) >= 256 << 10:
+        references.append(RING)
+    json_path = path(procs, group, "json")
+    command = [os.path.join(build, "leancast-tune"), "--sim", "hornet", "--ranks-per-node",
+               str(PER_NODE), "--procs", str(procs), "--methods", "sync",
+               "--candidates", ",".join(candidates + references), "--reference", ",".join(emulated),
+               "--sizes", ",".join(sizes), "--tie", TIE, "--out", path(procs, group, "rules"),
+               "--json", json_path]
+    print("+", " ".join(command), flush=True)
+    with open(path(procs, group, "log"), "w") as log:
+        done = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    if done.returncode != 0:
+        sys.exit(f"large-scale-tune: failed, see {path(procs, group, 'log')}")
+
+
+def rules(build):
+    files = sorted(os.path.join(OUT, n) for n in os.listdir(OUT) if n.endswith(".json"))
+    command = [os.path.join(build, "leancast-tune"), "--from-json", ",".join(files),
+               "--procs-cover", COVER, "--ppn", PPN, "--tie", TIE, "--library", "any",
+               "--reference", EMULATED, "--out", RULES]
+    print("+", " ".join(command), flush=True)
+    subprocess.run(command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", default="build/smpi")
+    parser.add_argument("--only", help="process counts to measure (default: all of PLAN)")
+    parser.add_argument("--rules", action="store_true", help="no measuring: the rules only")
+    args = parser.parse_args()
+    os.chdir(ROOT)  # records name paths relative to the repository
+    os.makedirs(OUT, exist_ok=True)
+    if not args.rules:
+        only = {int(p) for p in args.only.split(",")} if args.only else None
+        everything = registry_candidates(args.build)
+        emulated = EMULATED.split(",")
+        previous = None
+        for procs, groups in PLAN:
+            for group, sizes in groups:
+                if (only is None or procs in only) and not os.path.exists(path(procs, group, "json")):
+                    if procs <= 1024:
+                        candidates, kept = everything, emulated
+                    else:
+                        kept = pruned(previous, sizes, everything + emulated)
+                        candidates = [a for a in kept if a not in emulated]
+                        kept = [a for a in kept if a in emulated]
+                    tune(args.build, procs, group, sizes, candidates, kept)
+            previous = procs
+    rules(args.build)
+
+
+if __name__ == "__main__":
+    main()
