@@ -221,6 +221,7 @@ nlohmann::ordered_json model_json(const leancast::CostModel& model) {
     json["ranks_per_node"] = model.ranks_per_node;
     json["alpha_inter"] = model.alpha_inter;
     json["beta_inter"] = model.beta_inter;
+    if (model.beta_node > 0) json["beta_node"] = model.beta_node;
   }
   return json;
 }
@@ -285,8 +286,11 @@ int compare(const BcastShape& shape, const leancast::CostModel& model, bool json
   fmt::print("P={} root={} bytes={} alpha={:g} s beta={:g} s/B{}: lower bound {:.6g} s; auto picks {}\n",
              shape.procs, shape.root, shape.bytes, model.alpha, model.beta,
              model.ranks_per_node > 0
-                 ? fmt::format(" ({} ranks per node, between nodes alpha={:g} s beta={:g} s/B)",
-                               model.ranks_per_node, model.alpha_inter, model.beta_inter)
+                 ? fmt::format(" ({} ranks per node, between nodes alpha={:g} s beta={:g} s/B{})",
+                               model.ranks_per_node, model.alpha_inter, model.beta_inter,
+                               model.beta_node > 0
+                                   ? fmt::format(", a node's interface {:g} s/B", model.beta_node)
+                                   : "")
                  : "",
              bound, automatic);
   fmt::print("{:>4}  {:<28}{:>14}{:>10}{:>8}{:>12}{:>16}\n", "rank", "algorithm", "model_seconds",
@@ -320,7 +324,7 @@ int main(int argc, char** argv) {
   std::string algorithm_name, bytes_text;
   int procs = 0, root = 0;
   bool json = false, steps = false, no_steps = false;
-  std::optional<double> alpha, beta, alpha_inter, beta_inter;
+  std::optional<double> alpha, beta, alpha_inter, beta_inter, beta_node;
   int ranks_per_node = 0;
   bool compare_all = false;
   std::string platform_name, agreement_file;
@@ -363,6 +367,10 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--beta-inter", beta_inter, "cost model: seconds per byte between nodes")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--beta-node", beta_node,
+                 "cost model: seconds per byte through a node's network interface, which its "
+                 "ranks' messages between nodes share (0: not shared)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--platform", platform_name,
                  "cost model: a leancast-sim platform's parameters and ranks per node (hornet, "
                  "laki); options given beside it win")
@@ -378,8 +386,9 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "leancast-plan: give --algorithm NAME or --compare (one of them)\n");
     return 2;
   }
-  if ((alpha_inter || beta_inter) && ranks_per_node == 0) {
-    fmt::print(stderr, "leancast-plan: --alpha-inter and --beta-inter go with --ranks-per-node\n");
+  if ((alpha_inter || beta_inter || beta_node) && ranks_per_node == 0 && platform_name.empty()) {
+    fmt::print(stderr,
+               "leancast-plan: --alpha-inter, --beta-inter and --beta-node go with --ranks-per-node\n");
     return 2;
   }
   // --platform: its parameters where no option gives one, and its nodes' size.
@@ -392,11 +401,12 @@ int main(int argc, char** argv) {
       .beta = base_beta,
       .ranks_per_node = ranks_per_node,
       .alpha_inter = alpha_inter.value_or(platform ? platform->alpha_inter : base_alpha),
-      .beta_inter = beta_inter.value_or(platform ? platform->beta_inter : base_beta)};
-  const bool modelled = alpha || beta || alpha_inter || beta_inter || platform;
+      .beta_inter = beta_inter.value_or(platform ? platform->beta_inter : base_beta),
+      .beta_node = beta_node.value_or(platform ? platform->beta_node : 0.0)};
+  const bool given = alpha || beta || alpha_inter || beta_inter || beta_node;
+  const bool modelled = given || platform;
   // The simulation checked the platform's own parameters, not others.
-  const std::string checked_platform =
-      platform && !(alpha || beta || alpha_inter || beta_inter) ? platform_name : "";
+  const std::string checked_platform = platform && !given ? platform_name : "";
   if (!compare_all && (!candidate_names.empty() || !agreement_file.empty())) {
     fmt::print(stderr, "leancast-plan: --candidates and --agreement go with --compare\n");
     return 2;

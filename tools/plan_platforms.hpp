@@ -6,8 +6,9 @@
 // A message of m bytes costs alpha + m * beta. alpha: the latencies of the links a message
 // crosses plus the MPI library's cost per eager message (send + receive overhead; SMPI
 // charges it below the eager limit only, the model on every message). beta: 1 / the
-// slowest link on the route, for one message alone; the model does not see that a node's
-// ranks share its memory bus and network interface.
+// slowest link on the route, for one message alone. beta_node: 1 / the network interface's
+// bandwidth, which the model shares among a node's messages between nodes (CostModel); it
+// does not see that they share the node's memory bus too.
 #pragma once
 
 #include <array>
@@ -20,6 +21,7 @@ struct PlatformModel {
   int ranks_per_node;
   double alpha, beta;              // within a node
   double alpha_inter, beta_inter;  // between nodes
+  double beta_node;                // through a node's network interface, shared
 };
 
 namespace detail {
@@ -28,14 +30,16 @@ namespace detail {
 constexpr double kHornetOverhead = 0.4e-6 + 0.1e-6;
 constexpr PlatformModel kHornet{"hornet", 24,
                                 2 * 0.2e-6 + kHornetOverhead, 1 / 10e9,
-                                2 * 0.2e-6 + 2 * 0.25e-6 + 3 * 0.13e-6 + kHornetOverhead, 1 / 10e9};
+                                2 * 0.2e-6 + 2 * 0.25e-6 + 3 * 0.13e-6 + kHornetOverhead, 1 / 10e9,
+                                1 / 10e9};
 // laki.cpp: core links 0.25 us, host channel adapters 0.35 us, 2 switch links of 0.1 us
 // under one leaf switch, 0.4 + 0.1 us per eager message; receive port 6 GB/s, send port
 // 7.2 GB/s, NIC and links 3.2 GB/s.
 constexpr double kLakiOverhead = 0.4e-6 + 0.1e-6;
 constexpr PlatformModel kLaki{"laki", 8,
                               2 * 0.25e-6 + kLakiOverhead, 1 / 6e9,
-                              2 * 0.25e-6 + 2 * 0.35e-6 + 2 * 0.1e-6 + kLakiOverhead, 1 / 3.2e9};
+                              2 * 0.25e-6 + 2 * 0.35e-6 + 2 * 0.1e-6 + kLakiOverhead, 1 / 3.2e9,
+                              1 / 3.2e9};
 }  // namespace detail
 
 inline constexpr std::array kPlatforms{detail::kHornet, detail::kLaki};

@@ -58,12 +58,16 @@ VerifyReport verify_schedules(const std::vector<RankSchedule>& schedules, const 
 // The alpha-beta cost of a message: alpha seconds to start it plus beta seconds per byte.
 // With ranks_per_node > 0, ranks r and s share a node when r / ranks_per_node ==
 // s / ranks_per_node, and messages between nodes cost alpha_inter + bytes * beta_inter.
+// With beta_node > 0 too, the ranks of a node share its network interface: a message between
+// nodes also holds its sender's node's outgoing and its receiver's node's incoming interface
+// for bytes * beta_node from when it starts, and starts only once both are free.
 struct CostModel {
   double alpha = 0;
   double beta = 0;
   int ranks_per_node = 0;  // 0: one level, every message costs alpha + bytes * beta
   double alpha_inter = 0;
   double beta_inter = 0;
+  double beta_node = 0;    // 0: a node's messages do not share its interface
 };
 
 // Predicted time of a broadcast: the schedules played as dataflow, as the MPI executor runs
@@ -73,7 +77,8 @@ struct CostModel {
 // once its sender holds its bytes (the root from the start, other ranks when receives
 // covering them have completed), its sender's send port is free and its receiver is ready
 // for it (its earlier receives done); a free send port starts the ready message that comes
-// first in its rank's schedule order. A message takes alpha + bytes * beta. The result is
+// first in its rank's schedule order. A message takes alpha + bytes * beta (and, between
+// nodes with beta_node, waits first for the nodes' interfaces, see CostModel). The result is
 // the time at which the last rank holds every byte. Throws std::logic_error where sends and
 // receives do not match, a rank sends bytes it never receives, or the play deadlocks.
 // Expands every message, O(M log M) for M messages: meant for P up to a few thousand.

@@ -25,11 +25,14 @@ namespace leancast {
 
 namespace {
 
+bool between_nodes(const CostModel& model, int sender, int receiver) {
+  return model.ranks_per_node > 0 && sender / model.ranks_per_node != receiver / model.ranks_per_node;
+}
+
 double message_seconds(const CostModel& model, int sender, int receiver, std::uint64_t bytes) {
-  const bool between_nodes = model.ranks_per_node > 0 &&
-                             sender / model.ranks_per_node != receiver / model.ranks_per_node;
-  const double alpha = between_nodes ? model.alpha_inter : model.alpha;
-  const double beta = between_nodes ? model.beta_inter : model.beta;
+  const bool crosses = between_nodes(model, sender, receiver);
+  const double alpha = crosses ? model.alpha_inter : model.alpha;
+  const double beta = crosses ? model.beta_inter : model.beta;
   return alpha + static_cast<double>(bytes) * beta;
 }
 
@@ -161,12 +164,25 @@ double model_seconds(const AlgorithmSpec& algorithm, const BcastShape& shape,
   };
   using Event = std::pair<double, int>;  // (finish time, message)
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
+  // With beta_node: when each node's outgoing and incoming interface is next free. Messages
+  // claim them in the order they start (first come, first served).
+  const bool shared_interfaces = model.beta_node > 0 && model.ranks_per_node > 0;
+  const int nodes = shared_interfaces ? (shape.procs + model.ranks_per_node - 1) / model.ranks_per_node : 0;
+  std::vector<double> out_free(nodes, 0.0), in_free(nodes, 0.0);
   const auto start = [&](int s, double now) {
     if (sending[s] || ready[s].empty()) return;
     const int m = ready[s].top().second;
     ready[s].pop();
     sending[s] = 1;
-    events.push({now + messages[m].seconds, m});
+    const Message& message = messages[m];
+    double begin = now;
+    if (shared_interfaces && between_nodes(model, message.sender, message.receiver)) {
+      double& out = out_free[message.sender / model.ranks_per_node];
+      double& in = in_free[message.receiver / model.ranks_per_node];
+      begin = std::max({now, out, in});
+      out = in = begin + static_cast<double>(message.bytes.length) * model.beta_node;
+    }
+    events.push({begin + message.seconds, m});
   };
   for (int d = 0; d < shape.procs; ++d) wait_next(d);
   for (int s = 0; s < shape.procs; ++s) start(s, 0.0);

@@ -182,6 +182,7 @@ class Agreement(unittest.TestCase):
             self.assertAlmostEqual(model["beta_inter"],
                                    1 / min(f["core_bandwidth"], f["send_bandwidth"],
                                            f["nic_bandwidth"], f["link_bandwidth"]))
+            self.assertAlmostEqual(model["beta_node"], 1 / f["nic_bandwidth"])
 
 
 if __name__ == "__main__":

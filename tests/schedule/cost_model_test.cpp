@@ -45,6 +45,35 @@ TEST(CostModel, ChainOfThreeWithTwoSegmentsByHand) {
   EXPECT_DOUBLE_EQ(model_seconds({Algorithm::pipeline_chain, s}, {3, 0, 2 * s}, two_levels), t + 2 * u);
 }
 
+// P = 3, one rank per node, linear from 0: with beta_node the root's interface carries each
+// message for n * beta_node. m1 (to 1) takes [0, a + n b] and holds the interface for 2 n b;
+// m2 (to 2) finds the root's send port free at a + n b but its interface only at 2 n b, so
+// it ends at 2 n b + a + n b. Without beta_node: 2 (a + n b).
+TEST(CostModel, MessagesBetweenNodesWaitForTheNodesInterface) {
+  const std::uint64_t n = 1000;
+  const double a = 1e-6, b = 1e-8;
+  CostModel model{.alpha = kAlpha, .beta = kBeta, .ranks_per_node = 1, .alpha_inter = a, .beta_inter = b};
+  EXPECT_DOUBLE_EQ(model_seconds(Algorithm::linear, {3, 0, n}, model), 2 * (a + n * b));
+  model.beta_node = 2 * b;
+  EXPECT_DOUBLE_EQ(model_seconds(Algorithm::linear, {3, 0, n}, model), 2 * n * b + a + n * b);
+}
+
+// Ranks of one node sending between nodes at once share its interface: scatter-doubling's
+// last exchange (every rank of node 0 with its peer on node 1) takes longer with beta_node;
+// a binomial tree, which never has two messages through one interface at once at P = 4 on
+// two nodes, takes as long as without.
+TEST(CostModel, OnlyConcurrentMessagesShareAnInterface) {
+  const std::uint64_t n = 1 << 20;
+  CostModel model{.alpha = kAlpha, .beta = kBeta, .ranks_per_node = 4, .alpha_inter = 1e-5, .beta_inter = 1e-9};
+  const double apart = model_seconds(Algorithm::scatter_doubling, {8, 0, n}, model);
+  const double binomial = model_seconds(Algorithm::binomial, {4, 0, n}, {.alpha = kAlpha, .beta = kBeta,
+      .ranks_per_node = 2, .alpha_inter = 1e-5, .beta_inter = 1e-9});
+  model.beta_node = model.beta_inter;
+  EXPECT_GT(model_seconds(Algorithm::scatter_doubling, {8, 0, n}, model), apart);
+  EXPECT_DOUBLE_EQ(model_seconds(Algorithm::binomial, {4, 0, n}, {.alpha = kAlpha, .beta = kBeta,
+      .ranks_per_node = 2, .alpha_inter = 1e-5, .beta_inter = 1e-9, .beta_node = 1e-9}), binomial);
+}
+
 // Dataflow lets a node's leader forward what it holds before its between-node level ends.
 // P = 3 on nodes {0, 1} and {2}, root 2, node-aware:pipeline-chain:64K/linear, n = 128 KiB.
 // Between nodes, 2 sends 0 two segments, in [0, U] and [U, 2U] (U = alpha_inter + 64 KiB *
