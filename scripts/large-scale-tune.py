@@ -9,13 +9,17 @@ Candidates: the registry's (leancast-tune's default: every flat algorithm's and 
 pair's tuned specs), under leancast's default executor, up to P = 1024. Beyond, a candidate
 is simulated at a size only where it came within PRUNE of the fastest leancast candidate at
 that size at the process count before (the simulation's cost grows as P^2 per message; a
-candidate left out cannot win, it does not change what wins among those simulated). The
-library's broadcast, everywhere: SMPI's default (mpi, its binomial tree), its copies of
-Open MPI's and MPICH's selections (smpi:ompi, smpi:mpich) and what MPICH runs by size
-(smpi:binomial_tree below 12 KiB, smpi:scatter_rdb_allgather to 512 KiB on even P,
-smpi:scatter_LR_allgather beyond); smpi:scatter_LR_allgather below 256 KiB only up to
-P = 1024, where its P^2 messages are still cheap to simulate (it is 11-19x slower than the
-binomial tree there at 64 KiB; docs/large-scale.md).
+candidate left out cannot win, it does not change what wins among those simulated).
+
+The library's broadcast, up to P = 1024 everywhere: SMPI's default (mpi, its binomial
+tree), its copies of Open MPI's and MPICH's selections (smpi:ompi, smpi:mpich) and what
+MPICH runs by size (smpi:binomial_tree below 12 KiB, smpi:scatter_rdb_allgather to 512 KiB
+on even P, smpi:scatter_LR_allgather beyond). Beyond P = 1024, mpi everywhere and each of
+the others at a size only where it came within REFERENCE_PRUNE of the fastest of them at the
+count before: MPICH's ring (P^2 messages) and Open MPI's flat-tree pipeline (the root sends
+every 8 KiB segment to every rank) cost hours to simulate at 4096 ranks, where at 1024 they
+were several times slower than the tree (docs/large-scale.md). Leaving out a reference that
+slow cannot let a slower leancast candidate through: it must still beat the rest.
 
   python3 scripts/large-scale-tune.py [--build build/smpi] [--only P[,P...]] [--rules]
 """
@@ -30,14 +34,15 @@ OUT = "docs/tuning/large"
 RULES = "docs/tuning/large.rules"
 PER_NODE = 24
 PRUNE = 1.5
+REFERENCE_PRUNE = 3.0
 TIE = "0.1"
 COVER = "182-5792"  # halfway (geometrically) beyond the largest count, as the other sections
 PPN = "12-48"       # as the simulated nodes section claims (docs/auto.md)
 # MPICH's own algorithms, in leancast: they win ties, never veto (auto-table.sh's mpich_smp).
 EMULATED = ("binomial,scatter-doubling,scatter-ring,node-aware:binomial/binomial,"
             "node-aware:scatter-doubling/binomial,node-aware:scatter-ring/scatter-ring")
-LIBRARY = ["smpi:ompi", "smpi:mpich", "smpi:binomial_tree", "smpi:scatter_rdb_allgather"]
-RING = "smpi:scatter_LR_allgather"
+LIBRARY = ["smpi:ompi", "smpi:mpich", "smpi:binomial_tree", "smpi:scatter_rdb_allgather",
+           "smpi:scatter_LR_allgather"]
 SMALL = ["1K", "12288", "64K"]
 LARGE = ["256K", "1M", "4M", "16M", "64M"]
 # (procs, [(group, sizes)]): what each count measures.
@@ -79,8 +84,8 @@ def measured(procs):
     return times
 
 
-def pruned(previous, sizes, everything):
-    """The candidates within PRUNE of the fastest leancast one at any of `sizes` at the
+def pruned(previous, sizes, everything, within):
+    """Those of `everything` within `within` of the fastest of them at any of `sizes` at the
     count before."""
     times = measured(previous)
     keep = set()
@@ -89,14 +94,11 @@ def pruned(previous, sizes, everything):
         if not mine:
             sys.exit(f"large-scale-tune: P={previous} has no {size} B to prune by: measure it")
         best = min(mine.values())
-        keep |= {a for a, t in mine.items() if t <= PRUNE * best}
+        keep |= {a for a, t in mine.items() if t <= within * best}
     return list(dict.fromkeys(a for a in everything if a in keep))
 
 
-def tune(build, procs, group, sizes, candidates, emulated):
-    references = list(LIBRARY)
-    if procs <= 1024 or min(map(byte_size, sizes)) >= 256 << 10:
-        references.append(RING)
+def tune(build, procs, group, sizes, candidates, emulated, references):
     json_path = path(procs, group, "json")
     command = [os.path.join(build, "leancast-tune"), "--sim", "hornet", "--ranks-per-node",
                str(PER_NODE), "--procs", str(procs), "--methods", "sync",
@@ -136,12 +138,14 @@ def main():
             for group, sizes in groups:
                 if (only is None or procs in only) and not os.path.exists(path(procs, group, "json")):
                     if procs <= 1024:
-                        candidates, kept = everything, emulated
+                        candidates, kept, references = everything, emulated, LIBRARY
                     else:
-                        kept = pruned(previous, sizes, everything + emulated)
+                        kept = pruned(previous, sizes, everything + emulated, PRUNE)
                         candidates = [a for a in kept if a not in emulated]
                         kept = [a for a in kept if a in emulated]
-                    tune(args.build, procs, group, sizes, candidates, kept)
+                        references = pruned(previous, sizes, ["mpi"] + LIBRARY, REFERENCE_PRUNE)
+                        references = [r for r in references if r != "mpi"]
+                    tune(args.build, procs, group, sizes, candidates, kept, references)
             previous = procs
     rules(args.build)
 

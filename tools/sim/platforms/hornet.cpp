@@ -73,17 +73,18 @@ constexpr double kLinksPerChassisPair = 3;
 // (~5 GB/s) but come in bundles; up to the paper's 256 ranks (11 nodes, one chassis) no two
 // routes of a ring step share one.
 constexpr double kLinkBandwidth = 10e9, kLinkLatency = 0.13e-6;
-// Between groups (docs/large-scale-model.md). PUBLISHED: 10 optical links per Aries, each
-// 3 lanes of 12.5 Gb/s, ~4.7 GB/s per direction. ASSUMED: every optical port cabled (Cray
-// sells fewer; Hornet's cabling is not published), and Aries' adaptive routing spreading a
-// group's traffic to other groups over all of them (through third groups too): a group
-// reaches the others through 96 x 10 x 4.7 GB/s = 4.5 TB/s per direction, more than its
-// 384 NICs inject (3.84 TB/s). Each group has one link of that bandwidth out and one in;
-// the load that traffic between groups puts on router links inside the groups is not
-// modelled. A message between groups crosses its node's router link, its group's out
-// link, the other group's in link and the router link to its destination node; the out
-// link carries the latency of the 5 router-level hops between (3 router links within the
-// groups and the optical link, counted as one): 7 in all, as SimGrid's dragonfly counts.
+// Between groups (docs/large-scale.md#the-large-scale-model). PUBLISHED: 10 optical links
+// per Aries, each 3 lanes of 12.5 Gb/s, ~4.7 GB/s per direction. ASSUMED: every optical
+// port cabled (Cray sells fewer; Hornet's cabling is not published), and Aries' adaptive
+// routing spreading a group's traffic to other groups over all of them (through third
+// groups too): a group reaches the others through 96 x 10 x 4.7 GB/s = 4.5 TB/s per
+// direction, more than its 384 NICs inject (3.84 TB/s). Each group has one link of that
+// bandwidth out and one in; the load that traffic between groups puts on router links
+// inside the groups is not modelled. A message between groups crosses its node's router
+// link, its group's out link, the other group's in link and the router link to its
+// destination node; the out link carries the latency of the 5 router-level hops between (3
+// router links within the groups and the optical link, counted as one): 7 in all, as
+// SimGrid's dragonfly counts.
 constexpr double kGroupGlobalBandwidth = kRoutersPerGroup * 10 * 4.7e9;
 constexpr double kGlobalLatency = 5 * kLinkLatency;
 
@@ -100,12 +101,11 @@ std::string link_name(const char* what, std::initializer_list<unsigned long> at)
 // destination's chassis, if it differs; a router link to the node. SimGrid takes the copper
 // link from chassis 0's router in that slot instead of the current one, so a route out of
 // chassis 1-5 that changes slot crossed chassis 0's copper links, or none when it went to
-// chassis 0 (up to 64 nodes, all in chassis 0, the two give the same times to the last
-// bit). Between groups SimGrid's dragonfly has one link (of `links` times the bandwidth)
-// per pair of groups on one router each, which every route between the two crosses, with
-// the router links next to it: at 2 groups and 6144 ranks a broadcast whose traffic
-// crosses between groups took up to 10x as long as in one group; here the global links
-// above carry it.
+// chassis 0. Up to 64 nodes (all in chassis 0) the two differ by at most 0.9 % in the
+// cells docs/large-scale.md compares, most to the 0.1 us shown. Between groups SimGrid's
+// dragonfly has one link (of `links` times the bandwidth) per pair of groups on one router
+// each, which every route between the two crosses, with the router links next to it: a
+// group's whole traffic to another through one router; here the global links above carry it.
 void build_network(unsigned long nodes) {
   namespace sim = leancast::sim;
   auto* zone = sg4::create_full_zone("hornet");

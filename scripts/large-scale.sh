@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# docs/large-scale.md's measurements on the hornet model, each a leancast-sim run whose JSON
+# lands in docs/large-scale/ (a JSON that is there is not made again: delete it to redo it),
+# then the page's tables from them (scripts/large-scale-summary.py).
+#   bash scripts/large-scale.sh check    # auto beside SMPI's broadcasts, P = 512, 1024, 2048
+#   bash scripts/large-scale.sh 7330     # MPICH issue #7330's layout: 12 ranks a node
+#   bash scripts/large-scale.sh speed    # leancast-sim's wall time, this build and fc72683's
+#   bash scripts/large-scale.sh tables   # only the tables, from the JSONs
+# auto's own evidence (docs/tuning/large/) comes from scripts/large-scale-tune.py.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$LEANCAST_ROOT"  # records name paths relative to here
+out=docs/large-scale
+mkdir -p "$out"
+sim=build/smpi/leancast-sim
+references=mpi,smpi:ompi,smpi:mpich,smpi:scatter_LR_allgather,smpi:binomial_tree
+
+# run JSON LIMIT_SECONDS ARGS...: one leancast-sim run unless its JSON is there.
+run() {
+  local json=$1 limit=$2
+  shift 2
+  [[ -s "$json" ]] && return 0
+  echo "+ leancast-sim $* --json $json" >&2
+  timeout "$limit" "$sim" "$@" --json "$json" > "${json%.json}.log" 2>&1 ||
+    echo "  failed or timed out (see ${json%.json}.log)" >&2
+}
+
+parts=("$@")
+((${#parts[@]})) || parts=(check 7330)
+for part in "${parts[@]}"; do
+  case $part in
+    check)
+      build_leancast smpi
+      # The issue's points: auto against SMPI's default (its binomial tree), its copies of Open
+      # MPI's and MPICH's selections, and MPICH's ring and tree named, in one run each.
+      for procs in 512 1024 2048; do
+        run "$out/auto-p$procs.json" 14400 --platform hornet --procs "$procs" \
+          --ranks-per-node 24 --algorithms "auto,$references" --baseline mpi --sizes 64K,1M,16M
+      done ;;
+    7330)
+      build_leancast smpi
+      # 512 nodes x 12 ranks as on Aurora is 6144 ranks; the largest P simulated here in
+      # that layout: 2048 (171 nodes). The ring's P^2 messages set the limit.
+      run "$out/7330-p2048-ppn12.json" 14400 --platform hornet --procs 2048 \
+        --ranks-per-node 12 --sizes 64K,1M \
+        --algorithms smpi:binomial_tree,smpi:scatter_rdb_allgather,smpi:scatter_LR_allgather,smpi:mpich,smpi:ompi,two-tree,auto ;;
+    speed)
+      # The same cells with leancast-sim as it was before issue 29 (fc72683: one smpirun of
+      # all algorithms, paper method, 10 iterations, the full bench copied per rank) and as
+      # it is; an idle machine wanted (wall times).
+      before=/tmp/leancast-before
+      if [[ ! -x $before/build/smpi/leancast-sim ]]; then
+        git worktree add -f "$before" fc72683 > /dev/null
+        cmake -S "$before" -B "$before/build/smpi" -DLEANCAST_MPI=smpi > /dev/null
+        cmake --build "$before/build/smpi" -j "$JOBS" --target leancast-bench platform_hornet > /dev/null
+      fi
+      python3 scripts/large-scale-summary.py --speed "$before/build/smpi/leancast-sim" "$sim" ;;
+    tables) ;;
+    *) echo "unknown part $part (check, 7330, speed, tables)" >&2; exit 2 ;;
+  esac
+done
+python3 scripts/large-scale-summary.py
