@@ -154,6 +154,35 @@ class FromJson(unittest.TestCase):
                                                for m in ("paper", "osu")])
         self.assertEqual(self.winner(rules, 1024), "binomial")
 
+    def test_several_files_give_the_rules_of_their_runs_together(self):
+        # One file per process count (as scripts/large-scale-tune.py writes them): the same
+        # rules as one file of all runs, and every file's command in the header.
+        fast = lambda procs: {("mpi", 1024): 1e-6, ("binomial", 1024): 2e-6,
+                              ("mpi", 1 << 20): 1e-3,
+                              ("binomial", 1 << 20): (0.5e-3 if procs == 4 else 2e-3)}
+        runs = {procs: [bench_run(procs, m, fast(procs)) for m in ("paper", "osu")]
+                for procs in (4, 16)}
+        together, _ = self.rules_from("together", runs[4] + runs[16])
+        paths = []
+        for procs, mine in runs.items():
+            paths.append(os.path.join(self.dir, f"apart-{procs}.json"))
+            with open(paths[-1], "w") as f:
+                json.dump({"command": ["fixture", str(procs)], "methods": ["paper", "osu"],
+                           "runs": mine}, f)
+        out = os.path.join(self.dir, "apart.rules")
+        done = tune("--from-json", ",".join(paths), "--out", out, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual([r.group(0) for _, r in read_rules(out)],
+                         [r.group(0) for _, r in together])
+        self.assertIn("#   measured by: fixture 4", done.stdout)
+        self.assertIn("#   measured by: fixture 16", done.stdout)
+
+    def test_sync_is_a_simulated_method(self):
+        done = tune("--launcher", "mpirun -n {procs}", "--procs", "2", "--methods", "sync",
+                    "--out", os.path.join(self.dir, "x"), timeout=60)
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("goes with --sim", done.stderr)
+
     def test_runs_without_mpi_are_refused(self):
         path = os.path.join(self.dir, "old.json")
         with open(path, "w") as f:
