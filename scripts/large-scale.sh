@@ -5,6 +5,7 @@
 #   bash scripts/large-scale.sh check    # auto beside SMPI's broadcasts, P = 512, 1024, 2048
 #   bash scripts/large-scale.sh 7330     # MPICH issue #7330's layout: 12 ranks a node
 #   bash scripts/large-scale.sh speed    # leancast-sim's wall time, this build and fc72683's
+#   bash scripts/large-scale.sh dragonfly  # hornet's network against SimGrid's dragonfly (fc72683)
 #   bash scripts/large-scale.sh tables   # only the tables, from the JSONs
 # auto's own evidence (docs/tuning/large/) comes from scripts/large-scale-tune.py.
 set -euo pipefail
@@ -55,6 +56,27 @@ for part in "${parts[@]}"; do
         cmake --build "$before/build/smpi" -j "$JOBS" --target leancast-bench platform_hornet > /dev/null
       fi
       python3 scripts/large-scale-summary.py --speed "$before/build/smpi/leancast-sim" "$sim" ;;
+    dragonfly)
+      build_leancast smpi
+      # fc72683's hornet (SimGrid's dragonfly) beside today's (explicit routes), both loaded
+      # as platform files with the same host file and placement, P = 129 and 256.
+      old=$(mktemp -d)
+      for f in hornet.cpp node.cpp node.hpp smpi_settings.cpp smpi_settings.hpp; do
+        git show "fc72683:tools/sim/platforms/$f" > "$old/$f"
+      done
+      g++ -O2 -shared -fPIC -std=c++17 -o "$old/hornet.so" "$old"/*.cpp -lsimgrid
+      for procs in 129 256; do
+        python3 -c "print('\n'.join(f'node-{r // 24}-core-{r % 24}' for r in range($procs)))" > "$old/hosts"
+        for which in dragonfly routes; do
+          platform=$old/hornet.so
+          [[ $which == routes ]] && platform=build/smpi/platforms/hornet.so
+          LEANCAST_RANKS_PER_NODE=24 LEANCAST_SIM_NODES=$(( (procs + 23) / 24 )) \
+            run "$out/network-$which-p$procs.json" 3600 --platform "$platform" --hosts "$old/hosts" \
+            --procs "$procs" --sizes 4K,1M,16M --no-cache \
+            --algorithms mpi,two-tree:16K,scatter-ring,node-aware:two-tree:16K/two-tree:16K,pipeline-chain,circulant,pipeline-binary-tree:16K
+        done
+      done
+      rm -rf "$old" ;;
     tables) ;;
     *) echo "unknown part $part (check, 7330, speed, tables)" >&2; exit 2 ;;
   esac

@@ -11,6 +11,9 @@ import sys
 import tempfile
 import unittest
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import plan_calls  # noqa: E402
+
 PLAN = sys.argv.pop(1)
 ROOT = sys.argv.pop(1)
 SCRIPT = os.path.join(ROOT, "scripts", "model-vs-sim.py")
@@ -18,14 +21,11 @@ CHECK_LINE = "model vs simulation"
 
 
 def plan(*args):
-    return subprocess.run([PLAN, *args], capture_output=True, text=True, timeout=120)
+    return plan_calls.run(PLAN, *args)
 
 
 def plan_json(*args):
-    result = plan(*args, "--json")
-    if result.returncode != 0:
-        raise AssertionError(result.stderr)
-    return json.loads(result.stdout)
+    return plan_calls.run_json(PLAN, *args)
 
 
 def sim_run(method, procs, times):

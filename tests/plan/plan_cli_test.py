@@ -1,22 +1,22 @@
 """leancast-plan from the outside: the issue's numbers, the JSON fields, bad options."""
 import json
-import subprocess
+import os
 import sys
 import time
 import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import plan_calls  # noqa: E402
 
 PLAN = sys.argv.pop(1)
 
 
 def run(*args):
-    return subprocess.run([PLAN, *args], capture_output=True, text=True, timeout=60)
+    return plan_calls.run(PLAN, *args)
 
 
 def plan_json(*args):
-    result = run(*args, "--json")
-    if result.returncode != 0:
-        raise AssertionError(result.stderr)
-    return json.loads(result.stdout)
+    return plan_calls.run_json(PLAN, *args)
 
 
 def allgather(report):
