@@ -11,6 +11,8 @@
 #   node          one-node model (docs/one-node-model.md), P = 8, 16, 24    (P = 6-24 on one node)
 #   nodes         the same nodes of 24 on hornet's network, P = 33, 64, 129  (P = 25-181, ppn 12-48)
 #   ppn1          hornet's network, one rank per node, P = 16, 64        (P = 8-91, ppn = 1)
+#   large         hornet, 24 ranks per node, P = 256-4096 (scripts/large-scale-tune.py, --method
+#                 sync, the registry's candidates; docs/large-scale.md)   (P = 182-5792, ppn 12-48)
 # Simulated sections measure every leancast candidate under three executors (leancast's
 # default dataflow:1, unbounded dataflow and dataflow:0, docs/algorithms.md#executors), so
 # that a rule names the one that won (NAME@EXECUTOR); they demand a 10 % lead (--tie 0.1):
@@ -29,7 +31,7 @@ source "$(dirname "$0")/env.sh"
 cd "$LEANCAST_ROOT"  # records name paths relative to here
 out=docs/tuning
 mkdir -p "$out"
-all=(real-openmpi real-mpich node nodes ppn1)
+all=(real-openmpi real-mpich node nodes ppn1 large)
 sections=("$@")
 ((${#sections[@]})) || sections=("${all[@]}")
 
@@ -45,7 +47,8 @@ executors="--executors dataflow,dataflow:0"
 
 # Per section: the build that measures (flavor), how it measures (measure: sets args) and
 # what its rules claim (rules).
-declare -A flavor=([real-openmpi]=openmpi [real-mpich]=mpich [node]=smpi [nodes]=smpi [ppn1]=smpi)
+declare -A flavor=([real-openmpi]=openmpi [real-mpich]=mpich [node]=smpi [nodes]=smpi [ppn1]=smpi
+                   [large]=smpi)
 # In simulation the library's broadcast is SMPI's default (mpi), SMPI's copies of Open MPI's
 # and MPICH's selections (smpi:ompi, smpi:mpich) and, as --reference, what MPICH runs, in
 # leancast's algorithms: SMPI's mpich runs its SMP trees on every communicator, and with one
@@ -84,10 +87,19 @@ for section in "${sections[@]}"; do
   if [[ $section == rules ]]; then  # re-derive every section's rules from its JSON
     for name in "${all[@]}"; do
       build_leancast "${flavor[$name]}"
+      if [[ $name == large ]]; then
+        python3 scripts/large-scale-tune.py --rules
+        continue
+      fi
       # shellcheck disable=SC2086
       "$LEANCAST_ROOT/build/${flavor[$name]}/leancast-tune" --from-json "$out/$name.json" \
         ${rules[$name]} --out "$out/$name.rules" > /dev/null
     done
+    continue
+  fi
+  if [[ $section == large ]]; then  # one leancast-tune run per count and size group
+    build_leancast smpi
+    python3 scripts/large-scale-tune.py
     continue
   fi
   measure "$section"

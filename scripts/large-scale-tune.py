@@ -6,20 +6,22 @@ whose JSON is there is not made again (delete it to redo it). Then the rules fro
 them together: docs/tuning/large.rules.
 
 Candidates: the registry's (leancast-tune's default: every flat algorithm's and node-aware
-pair's tuned specs), under leancast's default executor, up to P = 1024. Beyond, a candidate
-is simulated at a size only where it came within PRUNE of the fastest leancast candidate at
-that size at the process count before (the simulation's cost grows as P^2 per message; a
-candidate left out cannot win, it does not change what wins among those simulated).
+pair's tuned specs), under leancast's default executor, at P = 256 and 512. Beyond, a
+candidate is simulated at a size only where it came within PRUNE of the fastest leancast
+candidate at that size at the process count before (the simulation's cost grows as P^2 per
+message; a candidate left out cannot win, it does not change what wins among those
+simulated).
 
-The library's broadcast, up to P = 1024 everywhere: SMPI's default (mpi, its binomial
+The library's broadcast, at P = 256 and 512 all of: SMPI's default (mpi, its binomial
 tree), its copies of Open MPI's and MPICH's selections (smpi:ompi, smpi:mpich) and what
 MPICH runs by size (smpi:binomial_tree below 12 KiB, smpi:scatter_rdb_allgather to 512 KiB
-on even P, smpi:scatter_LR_allgather beyond). Beyond P = 1024, mpi everywhere and each of
-the others at a size only where it came within REFERENCE_PRUNE of the fastest of them at the
-count before: MPICH's ring (P^2 messages) and Open MPI's flat-tree pipeline (the root sends
-every 8 KiB segment to every rank) cost hours to simulate at 4096 ranks, where at 1024 they
-were several times slower than the tree (docs/large-scale.md). Leaving out a reference that
-slow cannot let a slower leancast candidate through: it must still beat the rest.
+on even P, smpi:scatter_LR_allgather beyond). Beyond, mpi everywhere and each of the others
+at a size only where it came within REFERENCE_PRUNE of the fastest of them at the count
+before: MPICH's ring (P^2 messages) and Open MPI's flat-tree pipeline (the root sends every
+8 KiB segment to every rank) cost hours to simulate at 4096 ranks, where at half as many
+ranks they were several times slower than the tree (docs/large-scale.md). Leaving out a
+reference that slow cannot let a slower leancast candidate through: it must still beat the
+rest.
 
   python3 scripts/large-scale-tune.py [--build build/smpi] [--only P[,P...]] [--rules]
 """
@@ -45,13 +47,18 @@ LIBRARY = ["smpi:ompi", "smpi:mpich", "smpi:binomial_tree", "smpi:scatter_rdb_al
            "smpi:scatter_LR_allgather"]
 SMALL = ["1K", "12288", "64K"]
 LARGE = ["256K", "1M", "4M", "16M", "64M"]
-# (procs, [(group, sizes)]): what each count measures.
+# (procs, [(group, sizes)]): what each count measures; beyond 512 one run per size, each
+# with the candidates that size kept.
+def each(sizes):
+    return [(size, [size]) for size in sizes]
+
+
 PLAN = [
     (256, [("", SMALL + LARGE)]),
     (512, [("", SMALL + LARGE)]),
-    (1024, [("small", SMALL), ("large", LARGE[:-1])]),
-    (2048, [("small", ["1K", "64K"]), ("large", ["1M", "16M"])]),
-    (4096, [("small", ["1K", "64K"]), ("large", ["1M"])]),
+    (1024, each(SMALL + LARGE[:-1])),
+    (2048, each(["1K", "64K", "1M", "16M"])),
+    (4096, each(["1K", "64K", "1M"])),
 ]
 
 
@@ -137,7 +144,7 @@ def main():
         for procs, groups in PLAN:
             for group, sizes in groups:
                 if (only is None or procs in only) and not os.path.exists(path(procs, group, "json")):
-                    if procs <= 1024:
+                    if procs <= 512:
                         candidates, kept, references = everything, emulated, LIBRARY
                     else:
                         kept = pruned(previous, sizes, everything + emulated, PRUNE)
