@@ -217,6 +217,7 @@ nlohmann::ordered_json registry_json() {
 
 nlohmann::ordered_json model_json(const leancast::CostModel& model) {
   nlohmann::ordered_json json{{"alpha", model.alpha}, {"beta", model.beta}};
+  if (model.send_overhead > 0) json["send_overhead"] = model.send_overhead;
   if (model.ranks_per_node > 0) {
     json["ranks_per_node"] = model.ranks_per_node;
     json["alpha_inter"] = model.alpha_inter;
@@ -283,8 +284,10 @@ int compare(const BcastShape& shape, const leancast::CostModel& model, bool json
     fmt::print("{}\n", report.dump(2));
     return 0;
   }
-  fmt::print("P={} root={} bytes={} alpha={:g} s beta={:g} s/B{}: lower bound {:.6g} s; auto picks {}\n",
-             shape.procs, shape.root, shape.bytes, model.alpha, model.beta,
+  fmt::print("P={} root={} bytes={} alpha={:g} s{} beta={:g} s/B{}: lower bound {:.6g} s; auto picks {}\n",
+             shape.procs, shape.root, shape.bytes, model.alpha,
+             model.send_overhead > 0 ? fmt::format(" (the sender's {:g} s)", model.send_overhead) : "",
+             model.beta,
              model.ranks_per_node > 0
                  ? fmt::format(" ({} ranks per node, between nodes alpha={:g} s beta={:g} s/B{})",
                                model.ranks_per_node, model.alpha_inter, model.beta_inter,
@@ -324,7 +327,7 @@ int main(int argc, char** argv) {
   std::string algorithm_name, bytes_text;
   int procs = 0, root = 0;
   bool json = false, steps = false, no_steps = false;
-  std::optional<double> alpha, beta, alpha_inter, beta_inter, beta_node;
+  std::optional<double> alpha, beta, alpha_inter, beta_inter, beta_node, send_overhead;
   int ranks_per_node = 0;
   bool compare_all = false;
   std::string platform_name, agreement_file;
@@ -371,6 +374,10 @@ int main(int argc, char** argv) {
                  "cost model: seconds per byte through a node's network interface, which its "
                  "ranks' messages between nodes share (0: not shared)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--send-overhead", send_overhead,
+                 "cost model: seconds a message holds its sender's port besides its bytes; the "
+                 "rest of alpha it is in flight (0: the port is held until it arrives)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--platform", platform_name,
                  "cost model: a leancast-sim platform's parameters and ranks per node (hornet, "
                  "laki); options given beside it win")
@@ -402,8 +409,9 @@ int main(int argc, char** argv) {
       .ranks_per_node = ranks_per_node,
       .alpha_inter = alpha_inter.value_or(platform ? platform->alpha_inter : base_alpha),
       .beta_inter = beta_inter.value_or(platform ? platform->beta_inter : base_beta),
-      .beta_node = beta_node.value_or(platform ? platform->beta_node : 0.0)};
-  const bool given = alpha || beta || alpha_inter || beta_inter || beta_node;
+      .beta_node = beta_node.value_or(platform ? platform->beta_node : 0.0),
+      .send_overhead = send_overhead.value_or(platform ? platform->send_overhead : 0.0)};
+  const bool given = alpha || beta || alpha_inter || beta_inter || beta_node || send_overhead;
   const bool modelled = given || platform;
   // The simulation checked the platform's own parameters, not others.
   const std::string checked_platform = platform && !given ? platform_name : "";

@@ -8,7 +8,8 @@
 // charges it below the eager limit only, the model on every message). beta: 1 / the
 // slowest link on the route, for one message alone. beta_node: 1 / the network interface's
 // bandwidth, which the model shares among a node's messages between nodes (CostModel); it
-// does not see that they share the node's memory bus too.
+// does not see that they share the node's memory bus too. send_overhead: the library's
+// time per message sent, the part of alpha that holds the sender (the rest is in flight).
 #pragma once
 
 #include <array>
@@ -22,6 +23,7 @@ struct PlatformModel {
   double alpha, beta;              // within a node
   double alpha_inter, beta_inter;  // between nodes
   double beta_node;                // through a node's network interface, shared
+  double send_overhead;            // the library's time per message sent (holds the port)
 };
 
 namespace detail {
@@ -31,7 +33,7 @@ constexpr double kHornetOverhead = 0.4e-6 + 0.1e-6;
 constexpr PlatformModel kHornet{"hornet", 24,
                                 2 * 0.2e-6 + kHornetOverhead, 1 / 10e9,
                                 2 * 0.2e-6 + 2 * 0.25e-6 + 3 * 0.13e-6 + kHornetOverhead, 1 / 10e9,
-                                1 / 10e9};
+                                1 / 10e9, 0.4e-6};
 // laki.cpp: core links 0.25 us, host channel adapters 0.35 us, 2 switch links of 0.1 us
 // under one leaf switch, 0.4 + 0.1 us per eager message; receive port 6 GB/s, send port
 // 7.2 GB/s, NIC and links 3.2 GB/s.
@@ -39,7 +41,7 @@ constexpr double kLakiOverhead = 0.4e-6 + 0.1e-6;
 constexpr PlatformModel kLaki{"laki", 8,
                               2 * 0.25e-6 + kLakiOverhead, 1 / 6e9,
                               2 * 0.25e-6 + 2 * 0.35e-6 + 2 * 0.1e-6 + kLakiOverhead, 1 / 3.2e9,
-                              1 / 3.2e9};
+                              1 / 3.2e9, 0.4e-6};
 }  // namespace detail
 
 inline constexpr std::array kPlatforms{detail::kHornet, detail::kLaki};

@@ -68,6 +68,10 @@ struct CostModel {
   double alpha_inter = 0;
   double beta_inter = 0;
   double beta_node = 0;    // 0: a node's messages do not share its interface
+  // > 0: a message holds its sender's send port for send_overhead + bytes * beta only (the
+  // library's time per message); the rest of alpha is time in flight, in which the port
+  // starts the next message. 0: the port is held until the message arrives.
+  double send_overhead = 0;
 };
 
 // Predicted time of a broadcast: the schedules played as dataflow, as the MPI executor runs

@@ -162,7 +162,8 @@ double model_seconds(const AlgorithmSpec& algorithm, const BcastShape& shape,
       blocked[m.sender].push({m.needs, queue[d][done[d]]});
     }
   };
-  using Event = std::pair<double, int>;  // (finish time, message)
+  // (time, event): message m arrives (m >= 0), or its sender's port is free again (-m - 1).
+  using Event = std::pair<double, int>;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
   // With beta_node: when each node's outgoing and incoming interface is next free. Messages
   // claim them in the order they start (first come, first served).
@@ -183,6 +184,13 @@ double model_seconds(const AlgorithmSpec& algorithm, const BcastShape& shape,
       out = in = begin + static_cast<double>(message.bytes.length) * model.beta_node;
     }
     events.push({begin + message.seconds, m});
+    if (model.send_overhead > 0) {
+      events.push({begin + model.send_overhead + static_cast<double>(message.bytes.length) *
+                                                     (between_nodes(model, message.sender, message.receiver)
+                                                          ? model.beta_inter
+                                                          : model.beta),
+                   -m - 1});
+    }
   };
   for (int d = 0; d < shape.procs; ++d) wait_next(d);
   for (int s = 0; s < shape.procs; ++s) start(s, 0.0);
@@ -192,11 +200,19 @@ double model_seconds(const AlgorithmSpec& algorithm, const BcastShape& shape,
     touched.clear();
     // Everything that ends now lands before any port picks its next message.
     while (!events.empty() && events.top().first == now) {
-      const Message& m = messages[events.top().second];
+      const int event = events.top().second;
       events.pop();
+      if (event < 0) {
+        sending[messages[-event - 1].sender] = 0;
+        touched.push_back(messages[-event - 1].sender);
+        continue;
+      }
+      const Message& m = messages[event];
       ++completed;
-      sending[m.sender] = 0;
-      touched.push_back(m.sender);
+      if (model.send_overhead <= 0) {
+        sending[m.sender] = 0;
+        touched.push_back(m.sender);
+      }
       const int d = m.receiver;
       ++done[d];
       held[d].add(m.bytes);

@@ -183,6 +183,7 @@ class Agreement(unittest.TestCase):
                                    1 / min(f["core_bandwidth"], f["send_bandwidth"],
                                            f["nic_bandwidth"], f["link_bandwidth"]))
             self.assertAlmostEqual(model["beta_node"], 1 / f["nic_bandwidth"])
+            self.assertAlmostEqual(model["send_overhead"], f["send_overhead"])
 
 
 if __name__ == "__main__":

@@ -58,6 +58,18 @@ TEST(CostModel, MessagesBetweenNodesWaitForTheNodesInterface) {
   EXPECT_DOUBLE_EQ(model_seconds(Algorithm::linear, {3, 0, n}, model), 2 * n * b + a + n * b);
 }
 
+// With send_overhead o < alpha the root's port is free o + n beta after a message starts,
+// while the message is still in flight: linear to 2 ranks ends at o + n b + a + n b
+// instead of 2 (a + n b).
+TEST(CostModel, TheSendPortIsFreeAfterTheOverhead) {
+  const std::uint64_t n = 1000;
+  const double a = 2e-6, b = 1e-9, o = 0.5e-6;
+  EXPECT_DOUBLE_EQ(model_seconds(Algorithm::linear, {3, 0, n}, {.alpha = a, .beta = b}),
+                   2 * (a + n * b));
+  EXPECT_DOUBLE_EQ(model_seconds(Algorithm::linear, {3, 0, n}, {.alpha = a, .beta = b, .send_overhead = o}),
+                   o + n * b + a + n * b);
+}
+
 // Ranks of one node sending between nodes at once share its interface: scatter-doubling's
 // last exchange (every rank of node 0 with its peer on node 1) takes longer with beta_node;
 // a binomial tree, which never has two messages through one interface at once at P = 4 on
