@@ -24,6 +24,7 @@
 # scripts/auto-vs-mpi.sh), far beyond one run's spread.
 # Usage: scripts/auto-table.sh [SECTION...]   (default: all, then the table is assembled)
 #        scripts/auto-table.sh rules          (no measuring: rules again from the JSONs)
+#        scripts/auto-table.sh assemble       (only the table, from the sections' rules files)
 # Real sections want an otherwise idle machine.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
@@ -84,6 +85,7 @@ measure() {
 }
 
 for section in "${sections[@]}"; do
+  [[ $section == assemble ]] && continue
   if [[ $section == rules ]]; then  # re-derive every section's rules from its JSON
     for name in "${all[@]}"; do
       build_leancast "${flavor[$name]}"
@@ -110,7 +112,8 @@ for section in "${sections[@]}"; do
     --out "$out/$section.rules" --json "$out/$section.json" > "$out/$section.log" 2>&1
 done
 
-if ((${#sections[@]} == ${#all[@]})) || [[ " ${sections[*]} " == *" rules "* ]]; then
+if ((${#sections[@]} == ${#all[@]})) || [[ " ${sections[*]} " == *" rules "* ]] ||
+   [[ " ${sections[*]} " == *" assemble "* ]]; then
   {
     echo "# leancast's auto: which algorithm a broadcast runs, by process count (procs), ranks on"
     echo "# the most populated node (ppn), size in bytes and, for real measurements, the MPI"

@@ -92,16 +92,21 @@ def table_check(found, files):
     lines = ["| P | size | `auto` runs | auto | fastest of " + ", ".join(f"`{r}`" for r in REFERENCES) +
              " | best / auto |", "|---:|---|---|---:|---|---:|"]
     sources, worst = set(), None
-    for path in sorted(glob.glob(os.path.join(ROOT, "docs/large-scale/auto-p*.json"))):
+    auto_files = glob.glob(os.path.join(ROOT, "docs/large-scale/auto-p*.json"))
+    for path in sorted(auto_files, key=lambda p: int(os.path.basename(p)[6:-5])):
         for run in runs_in(path):
             env = run["environment"]
             procs, ppn = env["procs"], env.get("ranks_per_node") or 1
-            sources.add(os.path.relpath(path, ROOT))
+            sources |= files[(procs, ppn)]  # auto's run and the references' (tuning) runs
             chosen = auto_choices(procs, ppn, sorted({c["bytes"] for c in run["results"]}))
             for size in sorted({c["bytes"] for c in run["results"]}):
                 auto = found.get((procs, ppn, "auto", size))
                 refs = {r: found[(procs, ppn, r, size)] for r in REFERENCES
                         if (procs, ppn, r, size) in found}
+                # Beyond P = 1024 smpi:mpich is not simulated: it is SMPI's binomial tree
+                # here (scripts/large-scale-tune.py's SAME_AS_TREE).
+                if procs > 1024 and "smpi:mpich" not in refs and TREE in refs:
+                    refs["smpi:mpich"] = refs[TREE]
                 if auto is None or len(refs) < len(REFERENCES):
                     lines.append(f"| {procs} | {size_text(size)} | | not simulated | | |")
                     continue
@@ -115,6 +120,17 @@ def table_check(found, files):
     if worst is not None:
         text += f"\nLowest best / auto: {worst:.2f} (≥ 0.97 is the issue's target).\n"
     return text + "\nFrom: " + ", ".join(f"`{s}`" for s in sorted(sources)) + "\n"
+
+
+def missing_references(procs, sizes):
+    """"ALGORITHMS SIZES" of the check's references no sync run has at (procs, 24) at any of
+    `sizes`, or "" (large-scale.sh check simulates them)."""
+    found, _ = cells()
+    sizes = [int(s[:-1]) * (MIB if s.endswith("M") else KIB) for s in sizes.split(",")]
+    absent = [r for r in REFERENCES if any((procs, 24, r, s) not in found for s in sizes)
+              and not (procs > 1024 and r == "smpi:mpich")]
+    wanted = [s for s in sizes if any((procs, 24, r, s) not in found for r in absent)]
+    return f"{','.join(absent)} {','.join(map(str, wanted))}" if absent else ""
 
 
 def auto_choices(procs, ppn, sizes):
@@ -181,6 +197,26 @@ def measure_speed(old, new):
                          "command": [os.path.relpath(c, ROOT) if os.path.isabs(c) and c.startswith(ROOT)
                                      else c.replace(tmp, "$TMPDIR") for c in command]})
             print(rows[-1], file=sys.stderr)
+    # The issue's second target: a full candidate set at P = 1024, one size, as the tuner
+    # runs it (P = 512's candidates and references, all of the registry's).
+    with open(os.path.join(ROOT, "docs", "tuning", "large", "p512.json")) as f:
+        everything = json.load(f)["candidates"]
+    with tempfile.TemporaryDirectory() as tmp:
+        command = [new, "--platform", "hornet", "--procs", "1024", "--ranks-per-node", "24",
+                   "--algorithms", ",".join(everything), "--sizes", "1M", "--no-cache",
+                   "--json", os.path.join(tmp, "run.json")]
+        start = time.monotonic()
+        subprocess.run(command, capture_output=True, text=True, check=True)
+        wall = time.monotonic() - start
+        with open(os.path.join(tmp, "run.json")) as f:
+            run = json.load(f)
+    rows.append({"label": "after", "procs": 1024, "algorithm": f"{len(everything)} algorithms",
+                 "bytes": MIB, "method": run["method"], "iterations": run["options"]["iterations"],
+                 "warmup": run["options"]["warmup"], "wall_seconds": round(wall, 1),
+                 "jobs": run["simulation"]["jobs"], "algorithms": everything,
+                 "command": [os.path.relpath(c, ROOT) if os.path.isabs(c) and c.startswith(ROOT)
+                             else c.replace(tmp, "$TMPDIR") for c in command]})
+    print(rows[-1]["wall_seconds"], file=sys.stderr)
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     with open(os.path.join(ROOT, "docs", "large-scale", "speed.json"), "w") as f:
@@ -203,9 +239,10 @@ def table_speed():
         if r["wall_seconds"] is None:
             lines.append(f"| {cell} | {r['label']} | | {r['note']} | |")
             continue
+        rate = r.get("rank_messages_per_second")
         lines.append(f"| {cell} | {r['label']} | {r['method']}, {r['iterations']} "
                      f"(+{r['warmup']} warm-up) | {r['wall_seconds']:.1f} s | "
-                     f"{r['rank_messages_per_second']:.3g} |")
+                     f"{'—' if rate is None else f'{rate:.3g}'} |")
     return "\n".join(lines) + (f"\n\nMeasured at commit {data['commit']}, {data['date']}, "
                                f"{data['cores']} cores: `docs/large-scale/speed.json`.\n")
 
@@ -221,7 +258,12 @@ def write(page, name, text):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--speed", nargs=2, metavar=("OLD_SIM", "NEW_SIM"))
+    parser.add_argument("--missing", nargs=2, metavar=("PROCS", "SIZES"),
+                        help="print the check's references not simulated there, and stop")
     args = parser.parse_args()
+    if args.missing:
+        print(missing_references(int(args.missing[0]), args.missing[1]))
+        return
     if args.speed:
         measure_speed(*args.speed)
     found, files = cells()

@@ -38,7 +38,9 @@ PER_NODE = 24
 PRUNE = 1.5
 REFERENCE_PRUNE = 3.0
 TIE = "0.1"
-COVER = "182-5792"  # halfway (geometrically) beyond the largest count, as the other sections
+# The rules claim from halfway (geometrically) between the nodes section's largest count and
+# 256 to halfway beyond the largest count measured, as the other sections do.
+COVER_FROM = 182
 PPN = "12-48"       # as the simulated nodes section claims (docs/auto.md)
 # MPICH's own algorithms, in leancast: they win ties, never veto (auto-table.sh's mpich_smp).
 EMULATED = ("binomial,scatter-doubling,scatter-ring,node-aware:binomial/binomial,"
@@ -47,19 +49,31 @@ LIBRARY = ["smpi:ompi", "smpi:mpich", "smpi:binomial_tree", "smpi:scatter_rdb_al
            "smpi:scatter_LR_allgather"]
 SMALL = ["1K", "12288", "64K"]
 LARGE = ["256K", "1M", "4M", "16M", "64M"]
-# (procs, [(group, sizes)]): what each count measures. A run per group, with the candidates
-# and references its sizes kept: small sizes apart from large ones, so that a ring kept for
-# its bandwidth is not simulated where its P^2 start-ups had already lost; and few groups,
-# since SMPI's copies of the libraries' selections set up node communicators (two ring
-# allgathers over all ranks) in every run, seven minutes of wall time at P = 1024.
+# MPICH's ring, SMPI's copy (a reference) and leancast's (an emulated one): P^2 messages,
+# hours at 1024 ranks over four sizes. Beyond P = 512 they are simulated in a group of their
+# own, at the sizes where SMPI's ring was the fastest of the library's broadcasts at 512 (4
+# and 16 MiB; elsewhere it was 1.1-69x slower than the tree, which it cannot veto).
+MPICH_RINGS = ["scatter-ring", "smpi:scatter_LR_allgather"]
+# SMPI's mpich selector runs its SMP binomial tree, which with one simulated host per core
+# is SMPI's binomial tree: at every size simulated at P = 256-1024 the three took the same
+# time (to 1e-15). Beyond P = 1024 only mpi and smpi:binomial_tree are simulated: the
+# selector's set-up alone (two ring allgathers over all ranks) takes half an hour there.
+SAME_AS_TREE = ["smpi:mpich"]
+# (procs, [(group, sizes, rings)]): what each count measures. A run per group, with the
+# candidates and references its sizes kept: small sizes apart from large ones, so that a
+# ring kept for its bandwidth is not simulated where its P^2 start-ups had already lost; and
+# few groups, since SMPI's copies of the libraries' selections set up node communicators
+# (two ring allgathers over all ranks) in every run, seven minutes of wall time at P = 1024.
+# rings: None (everything), "without" (all but MPICH_RINGS), "only" (MPICH_RINGS alone).
 PLAN = [
-    (256, [("", SMALL + LARGE)]),
-    (512, [("", SMALL + LARGE)]),
-    (1024, [("1K", ["1K"]), ("small", SMALL[1:]), ("large", LARGE[:-1])]),
-    (2048, [("small", ["1K", "64K"]), ("large", ["1M", "16M"])]),
-    (4096, [("", ["1K", "64K", "1M"])]),
+    (256, [("", SMALL + LARGE, None)]),
+    (512, [("", SMALL + LARGE, None)]),
+    (1024, [("1K", ["1K"], None), ("small", SMALL[1:], None), ("large", LARGE[:-1], "without"),
+            ("rings", ["4M", "16M"], "only")]),
+    (2048, [("small", ["1K", "64K"], "without"), ("large", ["1M", "16M"], "without"),
+            ("rings", ["16M"], "only")]),
+    (4096, [("", ["1K", "64K", "1M"], "without")]),
 ]
-
 
 def byte_size(text):
     return int(text[:-1]) << {"K": 10, "M": 20}[text[-1]] if text[-1] in "KM" else int(text)
@@ -120,8 +134,10 @@ def tune(build, procs, group, sizes, candidates, emulated, references):
 
 def rules(build):
     files = sorted(os.path.join(OUT, n) for n in os.listdir(OUT) if n.endswith(".json"))
+    largest = max(int(os.path.basename(f)[1:].split("-")[0].split(".")[0]) for f in files)
+    cover = f"{COVER_FROM}-{round(largest * 2 ** 0.5)}"
     command = [os.path.join(build, "leancast-tune"), "--from-json", ",".join(files),
-               "--procs-cover", COVER, "--ppn", PPN, "--tie", TIE, "--library", "any",
+               "--procs-cover", cover, "--ppn", PPN, "--tie", TIE, "--library", "any",
                "--reference", EMULATED, "--out", RULES]
     print("+", " ".join(command), flush=True)
     subprocess.run(command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
@@ -141,7 +157,7 @@ def main():
         emulated = EMULATED.split(",")
         previous = None
         for procs, groups in PLAN:
-            for group, sizes in groups:
+            for group, sizes, rings in groups:
                 if (only is None or procs in only) and not os.path.exists(path(procs, group, "json")):
                     if procs <= 512:
                         candidates, kept, references = everything, emulated, LIBRARY
@@ -150,7 +166,13 @@ def main():
                         candidates = [a for a in kept if a not in emulated]
                         kept = [a for a in kept if a in emulated]
                         references = pruned(previous, sizes, ["mpi"] + LIBRARY, REFERENCE_PRUNE)
-                        references = [r for r in references if r != "mpi"]
+                        references = [r for r in references if r != "mpi"
+                                      and not (procs > 1024 and r in SAME_AS_TREE)]
+                    if rings:
+                        keep = (lambda a: a in MPICH_RINGS) if rings == "only" else \
+                            (lambda a: a not in MPICH_RINGS)
+                        candidates, kept, references = ([a for a in names if keep(a)]
+                                                        for names in (candidates, kept, references))
                     tune(args.build, procs, group, sizes, candidates, kept, references)
             previous = procs
     rules(args.build)

@@ -128,8 +128,8 @@ def markdown(summary, pairs, command):
                     row.append("")
                     continue
                 agree, total = agree + p["agree"], total + p["pairs"]
-                mark = "" if p["percent"] >= VALIDATED_PERCENT else "*"
-                row.append(f"{p['agree']}/{p['pairs']} ({p['percent']:.0f}{mark})")
+                mark = "" if percent(p["agree"], p["pairs"]) >= VALIDATED_PERCENT else "*"
+                row.append(f"{p['agree']}/{p['pairs']} ({percent(p['agree'], p['pairs']):.0f}{mark})")
             lines.append(f"| {n} | " + " | ".join(row) + f" | {percent(agree, total):.0f} % |")
         agree = sum(p["agree"] for p in points)
         total = sum(p["pairs"] for p in points)
