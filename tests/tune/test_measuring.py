@@ -83,6 +83,16 @@ class Commands(unittest.TestCase):
             self.assertEqual(measuring.bench_command(given, 2, "paper", [K], "/o")[1], bench)
             self.assertEqual(common.find_tool("leancast-bench", "/given"), "/given")
 
+    def test_records_show_a_runs_temporary_folders_as_tmpdir(self):
+        tmp = tempfile.gettempdir()
+        with tempfile.TemporaryDirectory() as made:
+            self.assertEqual(common.shown(os.path.join(made, "p2.json")),
+                             f"$TMPDIR/{os.path.basename(made)}/p2.json")
+        self.assertEqual(common.shown(f"{tmp}/leancast-tune-x/p2.json"), "$TMPDIR/leancast-tune-x/p2.json")
+        # A checkout that lies in the temporary folder keeps its path (a fresh clone there
+        # once recorded its leancast-bench as '$TMPDIR/...', quoted).
+        self.assertEqual(common.shown(f"{tmp}/clone/build/leancast-bench"), f"{tmp}/clone/build/leancast-bench")
+
 
 class Running(unittest.TestCase):
     def test_progress_and_exit_status(self):

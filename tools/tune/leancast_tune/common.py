@@ -2,6 +2,7 @@
 and durations as text, how records show paths, and where the other tools are found."""
 import argparse
 import os
+import re
 import shlex
 import shutil
 import tempfile
@@ -55,7 +56,9 @@ def shown(text):
     root, where the scripts run) relative to it, the temporary folder as $TMPDIR, so that a
     record means the same on every machine."""
     text = str(text).replace(os.getcwd() + os.sep, "")
-    return text.replace(tempfile.gettempdir() + os.sep, "$TMPDIR/")
+    # Only the temporary folders a run makes (tempfile's tmp*, the tools' leancast-*), not a
+    # checkout or build that happens to lie in the temporary folder.
+    return re.sub(re.escape(tempfile.gettempdir() + os.sep) + "(?=tmp|leancast-)", "$TMPDIR/", text)
 
 
 def shown_command(command):
