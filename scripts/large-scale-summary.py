@@ -101,13 +101,10 @@ def table_check(found, files):
             chosen = auto_choices(procs, ppn, sorted({c["bytes"] for c in run["results"]}))
             for size in sorted({c["bytes"] for c in run["results"]}):
                 auto = found.get((procs, ppn, "auto", size))
-                refs = {r: found[(procs, ppn, r, size)] for r in REFERENCES
+                wanted = checked_references(procs)
+                refs = {r: found[(procs, ppn, r, size)] for r in wanted
                         if (procs, ppn, r, size) in found}
-                # Beyond P = 1024 smpi:mpich is not simulated: it is SMPI's binomial tree
-                # here (scripts/large-scale-tune.py's SAME_AS_TREE).
-                if procs > 1024 and "smpi:mpich" not in refs and TREE in refs:
-                    refs["smpi:mpich"] = refs[TREE]
-                if auto is None or len(refs) < len(REFERENCES):
+                if auto is None or len(refs) < len(wanted):
                     lines.append(f"| {procs} | {size_text(size)} | | not simulated | | |")
                     continue
                 best = min(refs, key=refs.get)
@@ -122,13 +119,19 @@ def table_check(found, files):
     return text + "\nFrom: " + ", ".join(f"`{s}`" for s in sorted(sources)) + "\n"
 
 
+def checked_references(procs):
+    """The check's references at `procs`: beyond P = 1024 smpi:mpich is not simulated, since
+    it is SMPI's binomial tree here (scripts/large-scale-tune.py's SAME_AS_TREE)."""
+    return [r for r in REFERENCES if not (procs > 1024 and r == "smpi:mpich")]
+
+
 def missing_references(procs, sizes):
     """"ALGORITHMS SIZES" of the check's references no sync run has at (procs, 24) at any of
     `sizes`, or "" (large-scale.sh check simulates them)."""
     found, _ = cells()
     sizes = [int(s[:-1]) * (MIB if s.endswith("M") else KIB) for s in sizes.split(",")]
-    absent = [r for r in REFERENCES if any((procs, 24, r, s) not in found for s in sizes)
-              and not (procs > 1024 and r == "smpi:mpich")]
+    absent = [r for r in checked_references(procs)
+              if any((procs, 24, r, s) not in found for s in sizes)]
     wanted = [s for s in sizes if any((procs, 24, r, s) not in found for r in absent)]
     return f"{','.join(absent)} {','.join(map(str, wanted))}" if absent else ""
 
@@ -154,6 +157,12 @@ def transfers(plan, algorithm, procs, size):
     done = subprocess.run([plan, "-a", algorithm, "-p", str(procs), "-b", str(size), "--json"],
                           capture_output=True, text=True, check=True)
     return json.loads(done.stdout)["transfers"]
+
+
+def recorded(command, tmp):
+    """A command as speed.json keeps it: the repository's paths relative, `tmp` as $TMPDIR."""
+    return [os.path.relpath(c, ROOT) if os.path.isabs(c) and c.startswith(ROOT)
+            else c.replace(tmp, "$TMPDIR") for c in command]
 
 
 def measure_speed(old, new):
@@ -194,8 +203,7 @@ def measure_speed(old, new):
                          "messages": count,
                          "rank_messages_per_second": round(procs * count / wall),
                          "seconds_per_bcast": run["results"][0]["summary"]["seconds_per_bcast"]["median"],
-                         "command": [os.path.relpath(c, ROOT) if os.path.isabs(c) and c.startswith(ROOT)
-                                     else c.replace(tmp, "$TMPDIR") for c in command]})
+                         "command": recorded(command, tmp)})
             print(rows[-1], file=sys.stderr)
     # The issue's second target: a full candidate set at P = 1024, one size, as the tuner
     # runs it (P = 512's candidates and references, all of the registry's).
@@ -214,8 +222,7 @@ def measure_speed(old, new):
                  "bytes": MIB, "method": run["method"], "iterations": run["options"]["iterations"],
                  "warmup": run["options"]["warmup"], "wall_seconds": round(wall, 1),
                  "jobs": run["simulation"]["jobs"], "algorithms": everything,
-                 "command": [os.path.relpath(c, ROOT) if os.path.isabs(c) and c.startswith(ROOT)
-                             else c.replace(tmp, "$TMPDIR") for c in command]})
+                 "command": recorded(command, tmp)})
     print(rows[-1]["wall_seconds"], file=sys.stderr)
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()

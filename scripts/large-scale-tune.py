@@ -75,6 +75,7 @@ PLAN = [
     (4096, [("", ["1K", "64K", "1M"], "without")]),
 ]
 
+
 def byte_size(text):
     return int(text[:-1]) << {"K": 10, "M": 20}[text[-1]] if text[-1] in "KM" else int(text)
 
