@@ -8,6 +8,10 @@
 # applies, auto runs mpi. Sections, in the table's order (the first matching rule wins):
 #   real-openmpi  real Open MPI on this machine, 2 ranks on 2 cores     (library=openmpi, P = 2)
 #   real-mpich    real MPICH on this machine, 2 ranks on 2 cores        (library=mpich, P = 2)
+#   real16-openmpi  real Open MPI on a 16-core node, P = 4, 8, 16: the device's campaign1
+#                 (../shared/device/README.md; raw JSON in docs/benchmarks/real-16core/)
+#                                                                   (library=openmpi, P = 3-16)
+#   real16-mpich  the same, MPICH, P = 16                           (library=mpich, P = 12-16)
 #   node          one-node model (docs/one-node-model.md), P = 8, 16, 24    (P = 6-24 on one node)
 #   nodes         the same nodes of 24 on hornet's network, P = 33, 64, 129  (P = 25-181, ppn 12-48)
 #   ppn1          hornet's network, one rank per node, P = 16, 64        (P = 8-91, ppn = 1)
@@ -32,7 +36,7 @@ source "$(dirname "$0")/env.sh"
 cd "$LEANCAST_ROOT"  # records name paths relative to here
 out=docs/tuning
 mkdir -p "$out"
-all=(real-openmpi real-mpich node nodes ppn1 large)
+all=(real-openmpi real-mpich real16-openmpi real16-mpich node nodes ppn1 large)
 sections=("$@")
 ((${#sections[@]})) || sections=("${all[@]}")
 
@@ -48,7 +52,8 @@ executors="--executors dataflow,dataflow:0"
 
 # Per section: the build that measures (flavor), how it measures (measure: sets args) and
 # what its rules claim (rules).
-declare -A flavor=([real-openmpi]=openmpi [real-mpich]=mpich [node]=smpi [nodes]=smpi [ppn1]=smpi
+declare -A flavor=([real-openmpi]=openmpi [real-mpich]=mpich [real16-openmpi]=openmpi
+                   [real16-mpich]=mpich [node]=smpi [nodes]=smpi [ppn1]=smpi
                    [large]=smpi)
 # In simulation the library's broadcast is SMPI's default (mpi), SMPI's copies of Open MPI's
 # and MPICH's selections (smpi:ompi, smpi:mpich) and, as --reference, what MPICH runs, in
@@ -63,6 +68,8 @@ mpich_smp+=",node-aware:scatter-ring/scatter-ring"
 declare -A rules=(
   [real-openmpi]="--procs-cover 2-2 --tie 0.15"
   [real-mpich]="--procs-cover 2-2 --tie 0.15"
+  [real16-openmpi]="--procs-cover 3-16 --tie 0.15 --exclude auto"
+  [real16-mpich]="--procs-cover 12-16 --tie 0.15 --exclude auto"
   [node]="--procs-cover 6-24 --tie 0.1 --library any --exclude linear --reference $mpich_flat"
   [nodes]="--procs-cover 25-181 --ppn 12-48 --tie 0.1 --library any --reference $mpich_smp"
   [ppn1]="--procs-cover 8-91 --ppn 1 --tie 0.1 --library any --reference $mpich_flat"
@@ -80,8 +87,18 @@ measure() {
                  --sizes "$sim_sizes" --iterations 3 $executors) ;;
     ppn1) args=(--sim hornet --ranks-per-node 1 --procs 16,64 --candidates "$flat,$library"
                 --sizes "$sim_sizes" --iterations 3 $executors) ;;
+    real16-*) echo "$1 is measured on the 16-core machine (../shared/device/README.md," \
+                  "campaign1); 'rules' derives it from docs/benchmarks/real-16core/" >&2; exit 2 ;;
     *) echo "unknown section $1" >&2; exit 2 ;;
   esac
+}
+# The 16-core sections' leancast-tune input: the device's leancast-bench files (paper and
+# osu, the library's default broadcast as mpi), wrapped by the device's bench-to-tune.py.
+device_runs() {
+  local lib=${1#real16-} tag dir=docs/benchmarks/real-16core/campaign1
+  [[ $lib == openmpi ]] && tag=ompi || tag=mpich
+  python3 "$LEANCAST_ROOT/../shared/device/bench-to-tune.py" "$dir/$tag"-p*-*.json \
+    "$dir/$tag"-osu-p*-*.json > "$2"
 }
 
 for section in "${sections[@]}"; do
@@ -93,8 +110,13 @@ for section in "${sections[@]}"; do
         python3 scripts/large-scale-tune.py --rules
         continue
       fi
+      json=$out/$name.json
+      if [[ $name == real16-* ]]; then
+        json=$(mktemp -d)/$name.json
+        device_runs "$name" "$json"
+      fi
       # shellcheck disable=SC2086
-      "$LEANCAST_ROOT/build/${flavor[$name]}/leancast-tune" --from-json "$out/$name.json" \
+      "$LEANCAST_ROOT/build/${flavor[$name]}/leancast-tune" --from-json "$json" \
         ${rules[$name]} --out "$out/$name.rules" > /dev/null
     done
     continue

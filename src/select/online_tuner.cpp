@@ -110,8 +110,10 @@ std::vector<AlgorithmSpec> tune_candidates(const TuneSettings& settings, const B
     return list;
   }
   const auto limit = static_cast<std::size_t>(std::max(settings.candidates, 1));
-  if (list.size() < limit) {
-    add_once(list, resolve_automatic(Algorithm::automatic, shape));
+  // auto's own choice, unless it copies through shared memory where that cannot run.
+  const AlgorithmSpec automatic = resolve_automatic(Algorithm::automatic, shape);
+  if (list.size() < limit && (settings.shared_memory || !uses_shared_memory(automatic))) {
+    add_once(list, automatic);
   }
   // The model does not price copies through the node's memory (shm, cma), so it cannot
   // rank them: on one node they are tried, in the registry's order.

@@ -63,7 +63,7 @@ class Rules(unittest.TestCase):
         grid = [K, 4 * K, 64 * K, M]  # 64K: measured at another count only
         rules = exporting.rules_for(count, grid, decisions, "*", "4", None)
         self.assertEqual([(c, a) for c, a, _ in rules],
-                         [("procs=* ppn=4 library=openmpi 0-16383", "binomial"),
+                         [("procs=* ppn=4 library=openmpi 1K-16383", "binomial"),
                           ("procs=* ppn=4 library=openmpi 256K-", "mpi")])
         notes = rules[0][2].split(" | ")
         self.assertEqual(notes[0], "1K: 2.00x over mpi (paper 2.00x margin 2.0%, osu 2.00x "
@@ -74,7 +74,7 @@ class Rules(unittest.TestCase):
         self.assertEqual(rules[1][2], "1M: best leancast linear 1.01x (paper 1.01x margin "
                                       "2.0%, osu 1.01x margin 2.0%)")
         rules = exporting.rules_for(count, grid, decisions, "3-8", "1-", "any")
-        self.assertEqual(rules[0][0], "procs=3-8 ppn=1- 0-16383")
+        self.assertEqual(rules[0][0], "procs=3-8 ppn=1- 1K-16383")
 
     def test_evidence_names_the_reference_beaten(self):
         times = {("mpi", K): 1e-6, ("smpi:mpich", K): 0.8e-6, ("binomial", K): 0.5e-6,
@@ -110,11 +110,11 @@ class Rules(unittest.TestCase):
         rule = body[1]
         # --site on one node: ppn is the procs range. 1K: binomial and linear tie, no
         # message counts, so the order listed decides.
-        self.assertTrue(rule.startswith(f"{'procs=1-3 ppn=1-3 0-65535':<46} : "
+        self.assertTrue(rule.startswith(f"{'procs=1-3 ppn=1-3 1K-65535':<46} : "
                                         f"{'binomial':<36} # 1K: "), rule)
         self.assertEqual([line.split(" : ")[0].strip() for line in body if " : " in line],
-                         ["procs=1-3 ppn=1-3 0-65535", "procs=1-3 ppn=1-3 64K-",
-                          "procs=4-8 ppn=4-8 0-65535", "procs=4-8 ppn=4-8 64K-"])
+                         ["procs=1-3 ppn=1-3 1K-65535", "procs=1-3 ppn=1-3 64K-",
+                          "procs=4-8 ppn=4-8 1K-65535", "procs=4-8 ppn=4-8 64K-"])
         self.assertEqual(header[0], "# leancast-tune, 2026-01-02: real MPI, Fixture MPI 1.0")
         self.assertIn("#   leancast-tune --site --out x.rules", header)
         self.assertIn("#   measured by: leancast-tune --site", header)
@@ -127,7 +127,7 @@ class Rules(unittest.TestCase):
                                      "went to the order listed)")
         # Not --site: the measured ranks per node, or --ppn.
         body = exporting.body(options(cover=(1, None)), counts, extra, order, lambda *a: None)
-        self.assertTrue(body[1].startswith("procs=1-3 ppn=2 0-65535"), body[1])
+        self.assertTrue(body[1].startswith("procs=1-3 ppn=2 1K-65535"), body[1])
         body = exporting.body(options(ppn="*"), counts, extra, order, lambda *a: None)
         self.assertTrue(body[-1].startswith("procs=4- ppn=* 64K-"), body[-1])
         one = deciding.group_runs(both(2, self.TIMES))
