@@ -76,6 +76,19 @@ class Rules(unittest.TestCase):
         rules = exporting.rules_for(count, grid, decisions, "3-8", "1-", "any")
         self.assertEqual(rules[0][0], "procs=3-8 ppn=1- 1K-16383")
 
+    def test_a_count_measured_under_fewer_methods_rests_on_those(self):
+        # Files of several runs together: P = 8 has paper only, the section names both.
+        runs = both(2, self.TIMES) + [bench_run(8, "paper", self.TIMES)]
+        counts = deciding.group_runs(runs)
+        extra = {"methods": ["paper", "osu"]}
+        body = exporting.body(options(cover=(1, 8)), counts, extra, ["mpi", "binomial", "linear"],
+                              lambda *args: None)
+        at8 = body[body.index(next(l for l in body if l.startswith("# P=8,"))):]
+        self.assertEqual(at8[1], "# P=8: not measured under osu; its rules rest on paper alone")
+        self.assertTrue(at8[2].startswith("procs=4-8 ppn=8 1K-65535"), at8[2])
+        self.assertIn("(paper 2.00x margin 2.0%)", at8[2])
+        self.assertFalse(any(l.startswith("# P=2:") for l in body))
+
     def test_evidence_names_the_reference_beaten(self):
         times = {("mpi", K): 1e-6, ("smpi:mpich", K): 0.8e-6, ("binomial", K): 0.5e-6,
                  ("mpi", M): 1e-3, ("smpi:mpich", M): 1e-3, ("binomial", M): 2e-3}

@@ -153,8 +153,11 @@ def group_runs(runs):
 
 
 def methods_of(count, saved_methods):
+    """The timing methods a count's rules rest on: those of the run (saved) it was measured
+    under. A count measured under fewer (files of several runs together) rests on those it
+    has; the rules file says so above its rules."""
     seen = list(dict.fromkeys(run["method"] for run in count.runs))
-    return [m for m in (saved_methods or seen) if m in METHODS]
+    return [m for m in (saved_methods or seen) if m in METHODS and m in seen]
 
 
 def check_references(counts):

@@ -3,7 +3,7 @@ one rule per run of sizes with the same winner and each rule's evidence; and the
 record of every measurement."""
 import json
 
-from .common import (EMULATED_REFERENCES, METHOD_TEXT, REFERENCE, duration_text,
+from .common import (EMULATED_REFERENCES, METHOD_TEXT, METHODS, REFERENCE, duration_text,
                      is_reference, shown, shown_command, size_text)
 from .deciding import claims, decide, methods_of, ranges
 
@@ -184,6 +184,10 @@ def body(options, counts, extra, order, messages):
         methods = methods_of(count, extra.get("methods"))
         lines.append(f"# P={procs}, {nodes} node(s) of up to {ppn} ranks; "
                      f"{describe_timing(count)}")
+        missing = [m for m in extra.get("methods") or [] if m in METHODS and m not in methods]
+        if missing:
+            lines.append(f"# P={procs}: not measured under {', '.join(missing)}; its rules rest "
+                         f"on {', '.join(methods)} alone")
         decisions = {s: decide(count, s, methods, options, order, messages) for s in grid}
         for condition, algorithm, notes in rules_for(count, grid, decisions, procs_text, ppn_text,
                                                       options.library):
