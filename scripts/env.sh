@@ -5,8 +5,9 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none
 LEANCAST_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 JOBS=$(nproc)
 
-# build_leancast FLAVOR: configures and builds build/FLAVOR (openmpi or mpich).
+# build_leancast FLAVOR [CMAKE ARGUMENTS...]: configures and builds build/FLAVOR (openmpi,
+# mpich or smpi).
 build_leancast() {
-  cmake -S "$LEANCAST_ROOT" -B "$LEANCAST_ROOT/build/$1" -DLEANCAST_MPI="$1" >/dev/null
+  cmake -S "$LEANCAST_ROOT" -B "$LEANCAST_ROOT/build/$1" -DLEANCAST_MPI="$1" "${@:2}" >/dev/null
   cmake --build "$LEANCAST_ROOT/build/$1" -j "$JOBS" >/dev/null
 }
