@@ -65,6 +65,10 @@ AlgorithmSpec select_automatic(int procs, std::uint64_t bytes, int ranks_per_nod
   if (procs <= 1) return Algorithm::linear;  // nothing to send: name the plainest algorithm
   const detail::Rule* rule = table().match(procs, bytes, ranks_per_node);
   if (rule == nullptr || rule->algorithm.algorithm == Algorithm::automatic) return Algorithm::mpi;
+  // A rule measured on one node claims ppn as wide as its procs ("procs=12-16 ppn=12-16"),
+  // which also matches 16 ranks on nodes of 12; shm and cma run within one node only, and
+  // nothing was measured across nodes.
+  if (uses_shared_memory(rule->algorithm) && ranks_per_node < procs) return Algorithm::mpi;
   return rule->algorithm;
 }
 

@@ -18,7 +18,8 @@ namespace leancast {
 Algorithm select_mpich(int procs, std::uint64_t bytes);
 
 // auto: the first rule of leancast's tuning table that applies to (procs, bytes, ranks per
-// node); mpi (the MPI library's own broadcast) where none applies or the rule says so;
+// node); mpi (the MPI library's own broadcast) where none applies, the rule says so, or
+// it names a shared-memory algorithm (shm, cma) and the ranks span several nodes;
 // linear (which sends nothing) on one process. Never auto; node-aware levels may be auto
 // (resolve_automatic resolves them).
 AlgorithmSpec select_automatic(int procs, std::uint64_t bytes, int ranks_per_node);
