@@ -110,14 +110,18 @@ for section in "${sections[@]}"; do
         python3 scripts/large-scale-tune.py --rules
         continue
       fi
-      json=$out/$name.json
+      json=$out/$name.json tmp=
       if [[ $name == real16-* ]]; then
-        json=$(mktemp -d)/$name.json
+        # A fixed name, so that the rules' header reads the same on every run.
+        tmp=${TMPDIR:-/tmp}/leancast-auto-table
+        mkdir -p "$tmp"
+        json=$tmp/$name.json
         device_runs "$name" "$json"
       fi
       # shellcheck disable=SC2086
       "$LEANCAST_ROOT/build/${flavor[$name]}/leancast-tune" --from-json "$json" \
         ${rules[$name]} --out "$out/$name.rules" > /dev/null
+      [[ -z $tmp ]] || rm -rf "$tmp"
     done
     continue
   fi
