@@ -48,6 +48,8 @@ aware+=",node-aware:two-tree/pipeline-chain,node-aware:two-tree:16K/two-tree:16K
 aware+=",node-aware:scatter-ring-tuned/pipeline-chain:16K"
 library="smpi:ompi,smpi:mpich"
 sim_sizes="1000,4K,12288,30000,64K,150000,512K,1000000,2M,16M"
+# From 64 B: a rule starts at the smallest size measured (issue 28 asks 64 B-64 MiB).
+real_sizes="64,256,1K,4K,16K,64K,256K,1M,4M,16M,64M"
 executors="--executors dataflow,dataflow:0"
 
 # Per section: the build that measures (flavor), how it measures (measure: sets args) and
@@ -79,8 +81,9 @@ measure() {
     # Open MPI as it runs by default where cross-memory attach is allowed: vader's single
     # copy on (env.sh turns it off for the tests, for machines that forbid it).
     real-openmpi) args=(--site --launcher "env OMPI_MCA_btl_vader_single_copy_mechanism=cma mpirun --oversubscribe -n {procs}"
-                        --procs 2 --budget-minutes 6) ;;
-    real-mpich) args=(--site --launcher "mpiexec.mpich -n {procs}" --procs 2 --budget-minutes 6) ;;
+                        --procs 2 --budget-minutes 6 --sizes "$real_sizes") ;;
+    real-mpich) args=(--site --launcher "mpiexec.mpich -n {procs}" --procs 2 --budget-minutes 6
+                      --sizes "$real_sizes") ;;
     node) args=(--sim hornet --procs 8,16,24 --candidates "$flat,$library" --sizes "$sim_sizes"
                 --iterations 10 $executors) ;;
     nodes) args=(--sim hornet --procs 33,64,129 --candidates "$flat,$aware,$library"

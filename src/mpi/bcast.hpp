@@ -22,7 +22,7 @@ struct NonblockingCall {
 // failures come back as MPI error codes, raised through the communicator's handler.
 // `nonblocking` set: the broadcast is started (or, persistent, set up) and `*request`
 // completes it; MPI_REQUEST_NULL after an error.
-int bcast(const BcastCall& call, std::optional<AlgorithmSpec> requested,
+int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
           const NonblockingCall* nonblocking = nullptr);
 
 }  // namespace leancast::detail

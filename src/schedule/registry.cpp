@@ -36,7 +36,9 @@ constexpr std::uint64_t kMaxBlocks = std::uint64_t{1} << 20;
 // shm's segment is a slot of its shared window (src/mpi/shared_window.hpp), which holds
 // kSharedSlots of them: 1 MiB keeps the window at a few MiB per node. 64 KiB measured best
 // from 1 MiB on at P = 2 and 4 here (docs/algorithms.md#shm-new); below, one slot is one
-// segment whatever its size.
+// segment whatever its size. 8 KiB is tuned too: at 16 KiB, P = 2, it pipelines a broadcast in
+// two segments, and was the one shm at or above Open MPI's coll sm under both methods
+// (docs/benchmarks/within-node).
 constexpr std::uint64_t kDefaultShmSegmentBytes = 64 << 10;
 constexpr std::uint64_t kMaxShmSegmentBytes = std::uint64_t{1} << 20;
 // cma's segment is one process_vm_readv, which pins and copies the source's pages itself:
@@ -118,7 +120,7 @@ constexpr Row kRows[] = {
      LEANCAST_SCHEDULE(circulant_schedule)},
     {{Algorithm::shm, "shm", "", segment_bytes, kDefaultShmSegmentBytes, 1, kMaxShmSegmentBytes,
       "within one node: the root copies each segment into shared memory once, all copy out",
-      true, "shm:16K,shm:64K", true},
+      true, "shm:8K,shm:16K,shm:64K", true},
      LEANCAST_SCHEDULE(shm_schedule)},
     {{Algorithm::cma, "cma", "", segment_bytes, kDefaultCmaSegmentBytes, 1, kMaxSegmentBytes,
       "within one node: each reader copies once straight from its source's buffer (CMA)", true,

@@ -64,7 +64,7 @@ PrivateComm::~PrivateComm() {
   count_private_comm(false);
 }
 
-std::shared_ptr<const Program> PrivateComm::program(const AlgorithmSpec& algorithm,
+const std::shared_ptr<const Program>& PrivateComm::program(const AlgorithmSpec& algorithm,
                                                                    int root, std::uint64_t bytes) {
   const Key key{algorithm, root, bytes};
   for (auto it = recent_.begin(); it != recent_.end(); ++it) {
@@ -76,9 +76,16 @@ std::shared_ptr<const Program> PrivateComm::program(const AlgorithmSpec& algorit
   auto made = std::make_shared<const Program>(
       make_schedule(algorithm, BcastShape{size_, root, bytes, nodes_}, rank_),
       broadcast_signature(algorithm, root, bytes));
-  recent_.emplace_front(key, made);
+  recent_.emplace_front(key, std::move(made));
   if (recent_.size() > kCachedPrograms) recent_.pop_back();
-  return made;
+  return recent_.front().second;
+}
+
+SharedWindow* PrivateComm::current_window(bool per_node, std::uint64_t slot_bytes) const {
+  const Shared& shared = shared_[per_node ? 1 : 0];
+  const bool ready = shared.error == MPI_SUCCESS && !shared.setup && shared.window &&
+                     shared.window->slot_bytes() >= slot_bytes;
+  return ready ? shared.window.get() : nullptr;
 }
 
 int PrivateComm::shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out,
@@ -91,10 +98,7 @@ int PrivateComm::shared_window(bool per_node, std::uint64_t slot_bytes, SharedWi
     return shared.error;
   }
   if (!shared.setup) {
-    if (shared.window && shared.window->slot_bytes() >= slot_bytes) {
-      out = shared.window.get();
-      return MPI_SUCCESS;
-    }
+    if ((out = current_window(per_node, slot_bytes)) != nullptr) return MPI_SUCCESS;
 #ifdef LEANCAST_SMPI
     // SMPI neither prices the copies (simulated time would leave them out) nor switches
     // between simulated ranks while one spins on a flag, so shm and cma are not simulated.

@@ -62,7 +62,7 @@ class PrivateComm final : public RunComm {
   const std::shared_ptr<const NodeMap>& nodes() const override { return nodes_; }
 
   // This rank's operations for one broadcast (algorithm already resolved), cached.
-  std::shared_ptr<const Program> program(const AlgorithmSpec& algorithm, int root,
+  const std::shared_ptr<const Program>& program(const AlgorithmSpec& algorithm, int root,
                                          std::uint64_t bytes) override;
 
   // The choice made for a broadcast of `bytes` bytes with the call's algorithm (or none:
@@ -127,6 +127,7 @@ class PrivateComm final : public RunComm {
   // MPI_ERR_UNSUPPORTED_OPERATION where those ranks do not share memory).
   int shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out,
                     std::string& why, MPI_Request*& waiting) override;
+  SharedWindow* current_window(bool per_node, std::uint64_t slot_bytes) const override;
 
   const Decision* remembered(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call) const;
   void remember(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call,

@@ -55,13 +55,13 @@ bool chosen_by_auto(const Decision& decision) {
 
 BroadcastRun::BroadcastRun(const BroadcastPlan& plan, std::uint32_t sequence,
                            ExecutorScratch& scratch)
-    : plan_(plan),
+    : plan_(&plan),
       sequence_(sequence),
       scratch_(scratch),
       stage_(uses_shared_memory(plan.decision.algorithm) ? Stage::window : Stage::messages) {
   // Counted when it is known what runs: for shm once the window is there or not.
   if (stage_ == Stage::messages) {
-    record_bcast(plan_.decision, plan_.state->size(), plan_.info.bytes, plan_.state->nodes());
+    record_bcast(plan_->decision, plan_->state->size(), plan_->info.bytes, plan_->state->nodes());
   }
 }
 
@@ -70,13 +70,33 @@ BroadcastRun::~BroadcastRun() {
   if (library_ != MPI_REQUEST_NULL) PMPI_Wait(&library_, MPI_STATUS_IGNORE);
 }
 
+bool BroadcastRun::calls_library() const {
+  // Messages, the library's broadcast, packing (MPI_Pack, MPI_Unpack), or a window to make.
+  if (stage_ == Stage::library || !plan_->program->operations.empty() || !plan_->info.in_place) {
+    return true;
+  }
+  return stage_ == Stage::window &&
+         plan_->state->current_window(per_node(), slot_needed()) == nullptr;
+}
+
+bool BroadcastRun::per_node() const {
+  return plan_->decision.algorithm.algorithm == Algorithm::node_aware;
+}
+
+std::uint64_t BroadcastRun::slot_needed() const {
+  return std::max(shared_slot(plan_->decision.algorithm, plan_->info.bytes),
+                  plan_->program->largest_shared);
+}
+
 void BroadcastRun::start() {
-  [[maybe_unused]] const WorldErrorsReturn world;
+  std::optional<WorldErrorsReturn> world;
+  if (calls_library()) world.emplace();
   step(false, true);
 }
 
 bool BroadcastRun::advance(bool wait) {
-  [[maybe_unused]] const WorldErrorsReturn world;
+  std::optional<WorldErrorsReturn> world;
+  if (calls_library()) world.emplace();
   return step(wait, false);
 }
 
@@ -106,18 +126,18 @@ bool BroadcastRun::step(bool wait, bool posting_only) {
           }
           if (!messages_->advance(wait)) return false;
         }
-        stage_ = plan_.program->shared.empty() && plan_.program->cross.empty() ? Stage::done
+        stage_ = plan_->program->shared.empty() && plan_->program->cross.empty() ? Stage::done
                                                                                : Stage::copies;
         if (stage_ == Stage::done) finish();
         continue;
       case Stage::copies:
         if (!copies_) {
-          const SharedRun run{.program = plan_.program.get(),
+          const SharedRun run{.program = plan_->program.get(),
                               .buffer = &buffer_,
                               .window = window_,
-                              .rank = plan_.state->rank(),
+                              .rank = plan_->state->rank(),
                               .flagged = messages_ && messages_->outcome().code != MPI_SUCCESS};
-          if (plan_.program->cross.empty()) {
+          if (plan_->program->cross.empty()) {
             copies_ = &shared_copies_.emplace(run);
           } else {
             copies_ = &cross_copies_.emplace(run);
@@ -147,36 +167,34 @@ bool BroadcastRun::step(bool wait, bool posting_only) {
 
 // The window with slots for this schedule; false while its exchange goes on (not waiting).
 bool BroadcastRun::window_ready(bool wait) {
-  RunComm& state = *plan_.state;
-  const bool per_node = plan_.decision.algorithm.algorithm == Algorithm::node_aware;
+  RunComm& state = *plan_->state;
   std::string why;
   MPI_Request* waiting = nullptr;
   int rc = RunComm::kPending;
-  const std::uint64_t slot = std::max(shared_slot(plan_.decision.algorithm, plan_.info.bytes),
-                                      plan_.program->largest_shared);
-  while ((rc = state.shared_window(per_node, slot, window_, why, waiting)) ==
+  const std::uint64_t slot = slot_needed();
+  while ((rc = state.shared_window(per_node(), slot, window_, why, waiting)) ==
          RunComm::kPending) {
     if (!wait) return false;
     PMPI_Wait(waiting, MPI_STATUS_IGNORE);
   }
   if (rc == MPI_SUCCESS) {
-    if (within_level(plan_.decision.algorithm).algorithm == Algorithm::cma &&
+    if (within_level(plan_->decision.algorithm).algorithm == Algorithm::cma &&
         !window_->cross_allowed()) {
       copy_in_copy_out();
     }
-    record_bcast(plan_.decision, state.size(), plan_.info.bytes, state.nodes());
+    record_bcast(plan_->decision, state.size(), plan_->info.bytes, state.nodes());
     stage_ = Stage::messages;
     return true;
   }
-  if (rc == MPI_ERR_UNSUPPORTED_OPERATION && chosen_by_auto(plan_.decision)) {
-    record_bcast({Algorithm::mpi, plan_.decision.named, "auto (no shared memory for shm)"},
-                 state.size(), plan_.info.bytes, state.nodes());
-    if (plan_.blocking) {
+  if (rc == MPI_ERR_UNSUPPORTED_OPERATION && chosen_by_auto(plan_->decision)) {
+    record_bcast({Algorithm::mpi, plan_->decision.named, "auto (no shared memory for shm)"},
+                 state.size(), plan_->info.bytes, state.nodes());
+    if (plan_->blocking) {
       fallback_ = true;
       stage_ = Stage::done;
       return true;
     }
-    const BcastCall& call = plan_.call;
+    const BcastCall& call = plan_->call;
     if (int started = pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root,
                                               state.comm(), &library_);
         started != MPI_SUCCESS) {
@@ -186,7 +204,7 @@ bool BroadcastRun::window_ready(bool wait) {
     stage_ = Stage::library;
     return true;
   }
-  record_bcast(plan_.decision, state.size(), plan_.info.bytes, state.nodes());
+  record_bcast(plan_->decision, state.size(), plan_->info.bytes, state.nodes());
   fail(rc, why.empty() ? why : "leancast: " + why);
   return true;
 }
@@ -195,7 +213,8 @@ bool BroadcastRun::window_ready(bool wait) {
 // by shm at this broadcast: the schedules still match.
 void BroadcastRun::copy_in_copy_out() {
   say_cma_falls_back(window_->cross_denied());
-  AlgorithmSpec& spec = plan_.decision.algorithm;
+  BroadcastPlan& replaced = replaced_.emplace(*plan_);
+  AlgorithmSpec& spec = replaced.decision.algorithm;
   const LevelSpec shm{Algorithm::shm, default_parameter(Algorithm::shm)};
   if (spec.algorithm == Algorithm::node_aware) {
     spec.within_nodes = shm;
@@ -203,37 +222,38 @@ void BroadcastRun::copy_in_copy_out() {
     spec.algorithm = shm.algorithm;
     spec.parameter = shm.parameter;
   }
-  plan_.program = plan_.state->program(spec, plan_.call.root, plan_.info.bytes);
+  replaced.program = replaced.state->program(spec, replaced.call.root, replaced.info.bytes);
+  plan_ = &replaced;
 }
 
 void BroadcastRun::open() {
   opened_ = true;
-  const RunComm& state = *plan_.state;
-  const BcastCall& call = plan_.call;
+  const RunComm& state = *plan_->state;
+  const BcastCall& call = plan_->call;
   const bool is_root = state.rank() == call.root;
-  if (int rc = buffer_.open(call.buf, call.count, call.type, plan_.info, is_root, state.comm());
+  if (int rc = buffer_.open(call.buf, call.count, call.type, plan_->info, is_root, state.comm());
       rc != MPI_SUCCESS) {
     opened_ = false;
     fail(rc);
     return;
   }
-  if (plan_.program->operations.empty()) return;
+  if (plan_->program->operations.empty()) return;
   const Settings& settings = process_settings();
   // rounds is the dataflow executor held to one round at a time with every receive of the
   // round posted at once: the same code, so the same checks, as the other executors.
-  const bool rounds = plan_.executor.kind == ExecutorSpec::Kind::rounds;
-  const Execution execution{.program = plan_.program.get(),
+  const bool rounds = plan_->executor.kind == ExecutorSpec::Kind::rounds;
+  const Execution execution{.program = plan_->program.get(),
                             .buffer = &buffer_,
                             .comm = state.comm(),
                             .rank = state.rank(),
-                            .bytes = plan_.info.bytes,
+                            .bytes = plan_->info.bytes,
                             .holds_all = is_root,
-                            .signature = plan_.program->signature,
+                            .signature = plan_->program->signature,
                             .sequence = sequence_,
                             .sequence_mask = state.sequence_mask(),
                             .window = rounds ? INT_MAX : settings.window,
                             .send_window = settings.send_window,
-                            .lookahead = rounds ? 0 : plan_.executor.lookahead,
+                            .lookahead = rounds ? 0 : plan_->executor.lookahead,
                             .scratch = &scratch_};
   messages_ = dataflow_run(execution);
 }

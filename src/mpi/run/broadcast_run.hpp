@@ -61,11 +61,14 @@ class RunComm {
   // least `slot_bytes`, made or grown without waiting: kPending while its exchange goes on
   // (`waiting`: what it waits for), MPI_SUCCESS with `out`, or an error with `why`.
   static constexpr int kPending = -1;
-  // This rank's operations for one broadcast of a resolved algorithm.
-  virtual std::shared_ptr<const Program> program(const AlgorithmSpec& algorithm, int root,
+  // This rank's operations for one broadcast of a resolved algorithm: a reference into the
+  // communicator's cache, valid until the next call.
+  virtual const std::shared_ptr<const Program>& program(const AlgorithmSpec& algorithm, int root,
                                                  std::uint64_t bytes) = 0;
   virtual int shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out,
                             std::string& why, MPI_Request*& waiting) = 0;
+  // That window if it is there with such slots and nothing to exchange (no MPI call), else null.
+  virtual SharedWindow* current_window(bool per_node, std::uint64_t slot_bytes) const = 0;
 };
 
 // A broadcast as the front end (bcast.cpp) decided it: a concrete algorithm, not the
@@ -75,6 +78,8 @@ struct BroadcastPlan {
   RunComm* state = nullptr;
   TypeInfo info;
   Decision decision;
+  // Owned, or for a blocking run that ends before any other program is looked up, borrowed
+  // from the communicator's cache (no owner: copying it counts nothing).
   std::shared_ptr<const Program> program;
   ExecutorSpec executor;  // the algorithm's own, else the process's
   bool blocking = false;  // a blocking call: a fallback is the caller's MPI_Bcast
@@ -82,8 +87,8 @@ struct BroadcastPlan {
 
 class BroadcastRun {
  public:
-  // `sequence`: the broadcast's number on its communicator, taken when it was called;
-  // `scratch`: the executor's buffers, kept by the caller while the run lives.
+  // `plan`, and `scratch` (the executor's buffers), kept by the caller while the run lives;
+  // `sequence`: the broadcast's number on its communicator, taken when it was called.
   BroadcastRun(const BroadcastPlan& plan, std::uint32_t sequence, ExecutorScratch& scratch);
   ~BroadcastRun();
   BroadcastRun(const BroadcastRun&) = delete;
@@ -108,7 +113,16 @@ class BroadcastRun {
   void finish();
   void fail(int code, std::string message = {});
 
-  BroadcastPlan plan_;
+  // Whether this step may call into the library, which under MPICH raises errors on
+  // MPI_COMM_WORLD (world_errors.hpp): not a copy through a window that is already there.
+  bool calls_library() const;
+  bool per_node() const;  // a node-aware schedule's window: each node's
+  std::uint64_t slot_needed() const;
+
+  // The caller's plan; a copy (replaced_) only where cma runs as shm: a copy per run was a
+  // Decision and an atomic count of the program, 40-50 ns of a 250 ns small broadcast.
+  const BroadcastPlan* plan_;
+  std::optional<BroadcastPlan> replaced_;
   std::uint32_t sequence_;
   ExecutorScratch& scratch_;
   Stage stage_;

@@ -19,6 +19,8 @@
 // segment it expects, as the message executor completes its schedule. Ranks that disagree
 // on how many segments there are can wait forever, as they can under MPI_Bcast
 // (docs/errors.md).
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -49,16 +51,17 @@ bool SharedProgress::write(bool wait) {
   const std::vector<Operation>& ops = run_.program->shared;
   for (; next_ < ops.size(); ++next_, ++segment_) {
     const Operation& op = ops[next_];
-    if (segment_ >= kSharedSlots) {
+    if (segment_ >= window.free_below()) {
       // The slot is free once every member has done the segment that was there.
       const std::uint64_t needed = segment_ - kSharedSlots + 1;
       const bool free = when_ready(wait, [&] {
+        std::uint64_t least = UINT64_MAX;
         for (int m = 0; m < window.members(); ++m) {
-          if (m != window.member() &&
-              window.consumed(m).load(std::memory_order_acquire) < needed) {
-            return false;
-          }
+          if (m == window.member()) continue;
+          least = std::min(least, window.consumed(m).load(std::memory_order_acquire));
+          if (least < needed) return false;
         }
+        window.free_below() = least == UINT64_MAX ? least : least + kSharedSlots;
         return true;
       });
       if (!free) return false;
@@ -114,6 +117,9 @@ bool SharedProgress::read(bool wait) {
     ++segment_;
     window.consumed(window.member()).store(segment_, std::memory_order_release);
   }
+  // The next segment's header and first data line, on their way while this rank returns to
+  // its caller: where the writer is ahead (back-to-back broadcasts) they are there already,
+  // and the next broadcast finds them in this core's cache instead of missing on both.
   return true;
 }
 

@@ -100,6 +100,7 @@ void SharedWindow::install(SharedMapping memory, std::uint64_t slot_bytes, std::
   slots_ = bytes;
   slot_bytes_ = slot_bytes;
   segments_ = 0;
+  free_below_ = kSharedSlots;
   cross_broadcasts_ = 0;
   pids_ = std::move(pids);
   cross_allowed_ = cross_denied.empty();

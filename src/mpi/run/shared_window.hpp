@@ -117,6 +117,12 @@ class SharedWindow {
   }
   // Segments done through this window, on every member alike.
   std::uint64_t& segments() { return segments_; }
+  // This member's knowledge, as a writer, of which segments' slots are free: those below
+  // free_below() (every member had done segment free_below() - kSharedSlots - 1 when it
+  // last looked). A writer reads the other members' lines only when it passes that mark:
+  // every read of a line another core wrote is a transfer between cores, and one per small
+  // broadcast made shm slower than Open MPI's coll sm at 64 B.
+  std::uint64_t& free_below() { return free_below_; }
 
   CrossLine& cross(int member) const { return cross_[member]; }
   // cma broadcasts through this window, on every member alike.
@@ -149,6 +155,7 @@ class SharedWindow {
   CrossLine* cross_ = nullptr;
   std::uint64_t slot_bytes_ = 0;
   std::uint64_t segments_ = 0;
+  std::uint64_t free_below_ = kSharedSlots;
   std::uint64_t cross_broadcasts_ = 0;
   std::vector<long> pids_;
   bool cross_allowed_ = false;
