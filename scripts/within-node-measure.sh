@@ -15,7 +15,7 @@ what="${1:-all}"
 out="$LEANCAST_ROOT/docs/benchmarks/within-node"
 mkdir -p "$out"
 sizes=64,1K,4K,16K,64K,256K,1M,4M,16M,64M
-mine=auto,shm:16K,shm:64K,cma,cma:1M
+mine=auto,shm:8K,shm:16K,shm:64K,cma,cma:1M
 run() { echo "+ $*" >&2; "$@"; }
 # bench LAUNCHER... -- JSON ALGORITHMS [METHOD [SIZES]]
 bench() {

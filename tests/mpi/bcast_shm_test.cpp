@@ -7,6 +7,7 @@
 // disagrees on the count; for cma, a rank denied cross-memory attach making every rank fall
 // back to shm together.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <leancast/leancast.h>
 #include <leancast/leancast.hpp>
@@ -75,6 +76,21 @@ TEST_P(WithinNode, FarBeyondTheWindow) {
   for (const std::string& name : {level("4K"), level("1M")}) {
     EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, name, (6u << 20) + 3, procs - 1, 7), 0u) << name;
     EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, name, 3u << 20, 0, 8), 0u) << name;
+  }
+}
+
+// Small broadcasts back to back, the root moving among all ranks but the last, which lags
+// now and then while the others run ahead of it by more than the window's 8 slots: a writer
+// that reused a slot before the lagging reader had copied it out (shm's writer remembers how
+// far the readers were when it last looked, SharedWindow::free_below) shows here as a wrong
+// byte or a segment of another broadcast.
+TEST_P(WithinNode, SmallBroadcastsBackToBackPastALaggingReader) {
+  const int procs = world_size(), rank = world_rank();
+  for (int i = 0; i < 240; ++i) {
+    const int root = procs > 1 ? i % (procs - 1) : 0;
+    if (procs > 1 && rank == procs - 1 && i % 20 == 3) usleep(3000);
+    EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, level("4K"), 64 + (i % 5) * 1000, root, 9000 + i), 0u)
+        << "broadcast " << i << " root=" << root << " rank=" << rank;
   }
 }
 
