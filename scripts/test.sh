@@ -10,7 +10,9 @@ for flavor in openmpi mpich smpi; do
   # The MPI-free tests are the same in every flavour: built and run in the Open MPI pass.
   free=ON exclude=()
   [[ $flavor == mpich ]] && free=OFF exclude=(-E '^(schedule|select|plan)\.')
-  build_leancast "$flavor" -DLEANCAST_MPI_FREE_TESTS=$free
+  # Optimised as every build (-O2), without debug information: a fifth less time to build.
+  build_leancast "$flavor" -DLEANCAST_MPI_FREE_TESTS=$free \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG"
   (cd "$LEANCAST_ROOT/build/$flavor" && ctest --output-on-failure "${exclude[@]}") || status=1
 done
 exit $status
