@@ -151,13 +151,14 @@ int run_schedule(const BcastCall& call, const Decision& decision, PrivateComm& s
   // reference is a locked instruction, which waits for the broadcast's stores to shared
   // memory to reach the other cores (a fifth of the root's time in a 64 B shm broadcast).
   const bool direct = nonblocking == nullptr && !tasks_outstanding();
-  const std::shared_ptr<const Program>& cached = state.program(decision.algorithm, call.root, info.bytes);
+  const std::shared_ptr<const Program>& cached =
+      state.program(decision.algorithm, call.root, info.bytes);
+  using Shared = std::shared_ptr<const Program>;
   const BroadcastPlan plan{.call = call,
                            .state = &state,
                            .info = info,
                            .decision = decision,
-                           .program = direct ? std::shared_ptr<const Program>(std::shared_ptr<const Program>(), cached.get())
-                                             : cached,
+                           .program = direct ? Shared(Shared(), cached.get()) : cached,
                            .executor = executor_for(decision.algorithm),
                            .blocking = nonblocking == nullptr};
   if (nonblocking != nullptr) {

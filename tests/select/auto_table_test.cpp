@@ -49,9 +49,9 @@ TEST(AutoTable, SharedMemoryOnlyWhereEveryRankSharesTheNode) {
   if (built_for_library() == "openmpi") EXPECT_GT(checked, 0);
 }
 
-// No measurement starts at 0 bytes (the smallest sizes measured are 1 KiB and 1000 B), and
-// below the smallest size measured auto runs the library's broadcast: at P = 2, shm measured
-// 2.5x MPI_Bcast at 1 KiB and 0.32x at 8 B (paper method).
+// No measurement starts at 0 bytes (the smallest sizes measured are 64 B, 1 KiB and 1000 B),
+// and below the smallest size measured auto runs the library's broadcast: at P = 2, shm once
+// measured 2.5x MPI_Bcast at 1 KiB and 0.32x at 8 B (paper method).
 TEST(AutoTable, NoLeancastRuleBelowTheSizesMeasured) {
   for (const Rule& rule : table().rules.rules) {
     EXPECT_TRUE(rule.bytes.low > 0 || rule.algorithm == AlgorithmSpec(Algorithm::mpi)) << rule.where;

@@ -70,13 +70,16 @@ BroadcastRun::~BroadcastRun() {
   if (library_ != MPI_REQUEST_NULL) PMPI_Wait(&library_, MPI_STATUS_IGNORE);
 }
 
-bool BroadcastRun::calls_library() const {
+bool BroadcastRun::calls_library() {
   // Messages, the library's broadcast, packing (MPI_Pack, MPI_Unpack), or a window to make.
   if (stage_ == Stage::library || !plan_->program->operations.empty() || !plan_->info.in_place) {
     return true;
   }
-  return stage_ == Stage::window &&
-         plan_->state->current_window(per_node(), slot_needed()) == nullptr;
+  // A window that is there already is taken now (window_ready uses it).
+  if (stage_ == Stage::window && window_ == nullptr) {
+    window_ = plan_->state->current_window(per_node(), slot_needed());
+  }
+  return stage_ == Stage::window && window_ == nullptr;
 }
 
 bool BroadcastRun::per_node() const {
@@ -169,13 +172,15 @@ bool BroadcastRun::step(bool wait, bool posting_only) {
 bool BroadcastRun::window_ready(bool wait) {
   RunComm& state = *plan_->state;
   std::string why;
-  MPI_Request* waiting = nullptr;
-  int rc = RunComm::kPending;
-  const std::uint64_t slot = slot_needed();
-  while ((rc = state.shared_window(per_node(), slot, window_, why, waiting)) ==
-         RunComm::kPending) {
-    if (!wait) return false;
-    PMPI_Wait(waiting, MPI_STATUS_IGNORE);
+  int rc = MPI_SUCCESS;
+  if (window_ == nullptr) {  // not there yet (calls_library takes one that is)
+    MPI_Request* waiting = nullptr;
+    const std::uint64_t slot = slot_needed();
+    while ((rc = state.shared_window(per_node(), slot, window_, why, waiting)) ==
+           RunComm::kPending) {
+      if (!wait) return false;
+      PMPI_Wait(waiting, MPI_STATUS_IGNORE);
+    }
   }
   if (rc == MPI_SUCCESS) {
     if (within_level(plan_->decision.algorithm).algorithm == Algorithm::cma &&

@@ -114,8 +114,9 @@ class BroadcastRun {
   void fail(int code, std::string message = {});
 
   // Whether this step may call into the library, which under MPICH raises errors on
-  // MPI_COMM_WORLD (world_errors.hpp): not a copy through a window that is already there.
-  bool calls_library() const;
+  // MPI_COMM_WORLD (world_errors.hpp): not a copy through a window that is already there
+  // (taken here: window_).
+  bool calls_library();
   bool per_node() const;  // a node-aware schedule's window: each node's
   std::uint64_t slot_needed() const;
 

@@ -117,9 +117,6 @@ bool SharedProgress::read(bool wait) {
     ++segment_;
     window.consumed(window.member()).store(segment_, std::memory_order_release);
   }
-  // The next segment's header and first data line, on their way while this rank returns to
-  // its caller: where the writer is ahead (back-to-back broadcasts) they are there already,
-  // and the next broadcast finds them in this core's cache instead of missing on both.
   return true;
 }
 
