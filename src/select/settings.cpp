@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "schedule/byte_size.hpp"
+
 namespace leancast::detail {
 
 namespace {
@@ -140,6 +142,21 @@ void read_tune_path(const Lookup& lookup, Settings& settings) {
   if (!settings.tune_file.warning.empty()) settings.warnings.push_back(settings.tune_file.warning);
 }
 
+// LEANCAST_STREAM_ABOVE: a byte count as rules write it ("8M", "1048576"), or off.
+void read_stream_above(const Lookup& lookup, Settings& settings) {
+  const char* value = value_of(lookup, "LEANCAST_STREAM_ABOVE");
+  if (value == nullptr) return;
+  if (std::string_view(value) == "off") {
+    settings.stream_above = UINT64_MAX;
+  } else if (const auto bytes = parse_byte_size(value)) {
+    settings.stream_above = *bytes;
+  } else {
+    settings.warnings.push_back(std::string("LEANCAST_STREAM_ABOVE=") + value +
+                                " is not a byte count (8M, 1048576) or off" +
+                                ignored("LEANCAST_STREAM_ABOVE"));
+  }
+}
+
 void read_executor(const Lookup& lookup, Settings& settings) {
   const char* value = value_of(lookup, "LEANCAST_EXECUTOR");
   if (value == nullptr) return;
@@ -165,6 +182,7 @@ Settings read_settings(const Lookup& lookup) {
   read_executor(lookup, settings);
   read_integer(lookup, "LEANCAST_WINDOW", settings, settings.window);
   read_integer(lookup, "LEANCAST_SEND_WINDOW", settings, settings.send_window);
+  read_stream_above(lookup, settings);
   read_switch(lookup, "LEANCAST_PROGRESS_THREAD", settings, settings.progress_thread);
   read_tune_mode(lookup, settings);
   read_integer(lookup, "LEANCAST_TUNE_WARMUP", settings, settings.tune.warmup, 0, 1000);

@@ -10,6 +10,8 @@
 //   LEANCAST_EXECUTOR=dataflow[:L]|rounds how schedules run (src/mpi/executor.hpp)
 //   LEANCAST_WINDOW=N                 receives the dataflow executor keeps posted ahead
 //   LEANCAST_SEND_WINDOW=N            sends it starts ahead of the earliest round's
+//   LEANCAST_STREAM_ABOVE=<bytes>|off a within-node (shm) reader copies a message of at least
+//                                     this many bytes with streaming stores (default 8M)
 //   LEANCAST_TUNE=online|off          online tuning of auto (online_tuner.hpp)
 //   LEANCAST_TUNE_WARMUP=N, LEANCAST_TUNE_TRIALS=N   its untimed and timed calls per candidate
 //   LEANCAST_TUNE_CANDIDATES=N|a,b,.. how many candidates (mpi included), or which
@@ -18,6 +20,7 @@
 // A malformed setting is ignored as if unset, with one warning. MPI-free.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -43,6 +46,9 @@ struct Settings {
   ExecutorSpec executor{ExecutorSpec::Kind::dataflow, 1};
   int window = 0;                      // LEANCAST_WINDOW; 0: the executor's default
   int send_window = 0;                 // LEANCAST_SEND_WINDOW; 0: the executor's default
+  // LEANCAST_STREAM_ABOVE; off: never. 8 MiB: from there streaming was as fast as ordinary
+  // stores where the buffer was cached and faster where it was not (docs/algorithms.md#shm).
+  std::uint64_t stream_above = std::uint64_t{8} << 20;
   bool progress_thread = false;        // LEANCAST_PROGRESS_THREAD (nonblocking broadcasts)
   bool tune_online = false;            // LEANCAST_TUNE=online
   TuneSettings tune;                   // LEANCAST_TUNE_WARMUP, _TRIALS, _CANDIDATES

@@ -161,5 +161,17 @@ TEST(Settings, ExecutorAndWindow) {
   EXPECT_EQ(bad.window, 0);
 }
 
+TEST(Settings, StreamAboveTakesAByteCountOrOff) {
+  EXPECT_EQ(read({}).stream_above, std::uint64_t{8} << 20);
+  EXPECT_EQ(read({{"LEANCAST_STREAM_ABOVE", "1"}}).stream_above, 1u);
+  EXPECT_EQ(read({{"LEANCAST_STREAM_ABOVE", "64K"}}).stream_above, 65536u);
+  EXPECT_EQ(read({{"LEANCAST_STREAM_ABOVE", "off"}}).stream_above, UINT64_MAX);
+  const Settings bad = read({{"LEANCAST_STREAM_ABOVE", "big"}});
+  ASSERT_EQ(bad.warnings.size(), 1u);
+  EXPECT_EQ(bad.warnings[0], "LEANCAST_STREAM_ABOVE=big is not a byte count (8M, 1048576) or off; "
+                             "LEANCAST_STREAM_ABOVE is ignored");
+  EXPECT_EQ(bad.stream_above, std::uint64_t{8} << 20);
+}
+
 }  // namespace
 }  // namespace leancast::detail

@@ -139,7 +139,10 @@ bool BroadcastRun::step(bool wait, bool posting_only) {
                               .buffer = &buffer_,
                               .window = window_,
                               .rank = plan_->state->rank(),
-                              .flagged = messages_ && messages_->outcome().code != MPI_SUCCESS};
+                              .flagged = messages_ && messages_->outcome().code != MPI_SUCCESS,
+                              // Packed bytes are unpacked right after: those stay cached.
+                              .stream = plan_->info.in_place &&
+                                        plan_->info.bytes >= process_settings().stream_above};
           if (plan_->program->cross.empty()) {
             copies_ = &shared_copies_.emplace(run);
           } else {

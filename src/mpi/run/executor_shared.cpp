@@ -8,7 +8,9 @@
 //    copies it, so the root packs once and overlaps packing with the readers' copies.
 //  - A reader waits for each of its receives' segments to be published, checks that the
 //    segment is the one its own view of the broadcast expects (signature, byte range,
-//    writer), copies it out, unpacks, and says it is done with it.
+//    writer), copies it out, unpacks, and says it is done with it. Into the user's buffer
+//    of a message of LEANCAST_STREAM_ABOVE bytes or more it copies with streaming stores
+//    (stream_copy.hpp): the buffer is not read into the cache before it is overwritten.
 //  - Waiting (wait_until, guest_wait.hpp) calls into the MPI library between looks, so
 //    that the process's other MPI operations move while it waits (the rank this one waits
 //    for may be waiting for one of them), and yields after spinning briefly, so that an
@@ -28,6 +30,7 @@
 #include "mpi/run/executor.hpp"
 #include "mpi/base/guest_wait.hpp"
 #include "mpi/run/shared_window.hpp"
+#include "mpi/run/stream_copy.hpp"
 
 namespace leancast::detail {
 
@@ -109,7 +112,12 @@ bool SharedProgress::read(bool wait) {
                                         "error earlier in this broadcast",
                                         run_.rank, op.peer));
       }
-      std::memcpy(run_.buffer->data() + op.bytes.offset, window.data(segment_), op.bytes.length);
+      std::byte* to = run_.buffer->data() + op.bytes.offset;
+      if (run_.stream) {
+        stream_copy(to, window.data(segment_), op.bytes.length);
+      } else {
+        std::memcpy(to, window.data(segment_), op.bytes.length);
+      }
       if (int rc = run_.buffer->received(op.bytes); rc != MPI_SUCCESS) {
         fail(rc, "leancast: shm: unpacking into the receive buffer failed");
       }

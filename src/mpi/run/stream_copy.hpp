@@ -1,0 +1,47 @@
+// A copy whose stores bypass the cache (non-temporal stores), for a reader's copy of a
+// message larger than the cache can keep: an ordinary store first reads the destination's
+// line into the cache (read for ownership), so copying n bytes moves 3n through memory
+// (read the source, read and write the destination) where streaming moves 2n. glibc's
+// memcpy streams only copies above its own threshold (an eighth of the LLC and more), and
+// a shm reader copies one segment at a time. x86-64 only (SSE2 is part of it); elsewhere
+// an ordinary memcpy. MPI-free.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace leancast::detail {
+
+inline void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes) {
+#if defined(__x86_64__) && defined(__SSE2__)
+  // Ordinary stores up to dst's next 64-byte boundary and for the tail; whole lines between.
+  const std::size_t head = std::min<std::size_t>(bytes, (64 - reinterpret_cast<std::uintptr_t>(dst) % 64) % 64);
+  std::memcpy(dst, src, head);
+  dst += head;
+  src += head;
+  bytes -= head;
+  for (; bytes >= 64; bytes -= 64, dst += 64, src += 64) {
+    auto* to = reinterpret_cast<__m128i*>(dst);
+    const auto* from = reinterpret_cast<const __m128i*>(src);
+    const __m128i a = _mm_loadu_si128(from), b = _mm_loadu_si128(from + 1);
+    const __m128i c = _mm_loadu_si128(from + 2), d = _mm_loadu_si128(from + 3);
+    _mm_stream_si128(to, a);
+    _mm_stream_si128(to + 1, b);
+    _mm_stream_si128(to + 2, c);
+    _mm_stream_si128(to + 3, d);
+  }
+  std::memcpy(dst, src, bytes);
+  // Streamed stores are weakly ordered: whatever this rank stores next (the flag that says
+  // the segment is done, the user's own flags) must not pass them.
+  _mm_sfence();
+#else
+  std::memcpy(dst, src, bytes);
+#endif
+}
+
+}  // namespace leancast::detail
