@@ -125,6 +125,7 @@ bool SharedProgress::read(bool wait) {
     ++segment_;
     window.consumed(window.member()).store(segment_, std::memory_order_release);
   }
+  if (run_.stream) stream_fence();
   return true;
 }
 

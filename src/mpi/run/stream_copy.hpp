@@ -3,10 +3,15 @@
 // line into the cache (read for ownership), so copying n bytes moves 3n through memory
 // (read the source, read and write the destination) where streaming moves 2n. glibc's
 // memcpy streams only copies above its own threshold (an eighth of the LLC and more), and
-// a shm reader copies one segment at a time. x86-64 only (SSE2 is part of it); elsewhere
-// an ordinary memcpy. MPI-free.
+// a shm reader copies one segment at a time. Streamed stores are weakly ordered: after its
+// last streamed copy of a broadcast the rank calls stream_fence, so that whatever it stores
+// next (a flag of the user's) cannot pass them; not after each one, since a fence waits
+// until the stores have reached memory (a fence per 16 KiB segment cost a third of the time
+// where the buffer was cached, docs/benchmarks/shm-stream). x86-64 only (SSE2 is part of
+// it); elsewhere an ordinary memcpy. MPI-free.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -36,11 +41,14 @@ inline void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes)
     _mm_stream_si128(to + 3, d);
   }
   std::memcpy(dst, src, bytes);
-  // Streamed stores are weakly ordered: whatever this rank stores next (the flag that says
-  // the segment is done, the user's own flags) must not pass them.
-  _mm_sfence();
 #else
   std::memcpy(dst, src, bytes);
+#endif
+}
+
+inline void stream_fence() {
+#if defined(__x86_64__) && defined(__SSE2__)
+  _mm_sfence();
 #endif
 }
 
