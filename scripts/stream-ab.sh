@@ -18,7 +18,7 @@ for round in 1 2 3; do
     for stream in off 1; do
       echo "+ round $round, $place, LEANCAST_STREAM_ABOVE=$stream" >&2
       timeout 300 mpirun --oversubscribe -x LEANCAST_STREAM_ABOVE="$stream" -n 2 ./leancast-bench \
-        --algorithms mpi,shm:16K,shm:64K --baseline mpi --sizes 1M,2M,4M,8M,16M,64M --method osu \
+        --algorithms mpi,shm:16K,shm:64K --baseline mpi --sizes 1M,4M,16M,32M,64M --method osu \
         --iterations 10 --reps 5 --rotate-buffers "$rotate" --quiet \
         --json "$out/$place-stream-$stream-$round.json" > /dev/null
     done
