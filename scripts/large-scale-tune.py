@@ -23,7 +23,8 @@ ranks they were several times slower than the tree (docs/large-scale.md). Leavin
 reference that slow cannot let a slower leancast candidate through: it must still beat the
 rest.
 
-  python3 scripts/large-scale-tune.py [--build build/smpi] [--only P[,P...]] [--rules]
+  python3 scripts/large-scale-tune.py [--build build/smpi] [--only P[,P...]]
+                                      [--groups G[,G...]] [--rules]
 """
 import argparse
 import json
@@ -148,18 +149,23 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--build", default="build/smpi")
     parser.add_argument("--only", help="process counts to measure (default: all of PLAN)")
+    parser.add_argument("--groups", help="of those, only these size groups (small, large, ...; "
+                        "'' for a count's only group): two runs of this script can then "
+                        "measure a count's groups at once")
     parser.add_argument("--rules", action="store_true", help="no measuring: the rules only")
     args = parser.parse_args()
     os.chdir(ROOT)  # records name paths relative to the repository
     os.makedirs(OUT, exist_ok=True)
     if not args.rules:
         only = {int(p) for p in args.only.split(",")} if args.only else None
+        chosen = set(args.groups.split(",")) if args.groups is not None else None
         everything = registry_candidates(args.build)
         emulated = EMULATED.split(",")
         previous = None
         for procs, groups in PLAN:
             for group, sizes, rings in groups:
-                if (only is None or procs in only) and not os.path.exists(path(procs, group, "json")):
+                wanted = (only is None or procs in only) and (chosen is None or group in chosen)
+                if wanted and not os.path.exists(path(procs, group, "json")):
                     if procs <= 512:
                         candidates, kept, references = everything, emulated, LIBRARY
                     else:
