@@ -118,7 +118,7 @@ struct SharedRun {
   SharedWindow* window = nullptr;  // of the rank's group (shared_window.hpp)
   int rank = 0;                    // in the private communicator
   bool flagged = false;            // the messages before brought an error: pass it on
-  bool stream = false;             // the reader copies out with streaming stores (stream_copy.hpp)
+  bool stream = false;             // the reader copies out with streaming stores (executor_shared.cpp)
 };
 // A rank's copies: advance(false) does those that are ready and returns (true once all are
 // done); advance(true) waits for them.
