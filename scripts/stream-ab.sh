@@ -2,8 +2,8 @@
 # shm's reader with and without streaming stores (LEANCAST_STREAM_ABOVE=1: every message;
 # off: none), Open MPI, P = 2, osu method, alternating three times, each way with buffers
 # rotated beyond the cache (cold: --rotate-buffers on) and with one buffer reused (hot).
-# Raw JSON and summary.md to docs/benchmarks/shm-stream/; the default threshold (8 MiB,
-# src/select/settings.hpp) is the smallest size where streaming was no slower hot.
+# Raw JSON and summary.md to docs/benchmarks/shm-stream/; how the default threshold (8 MiB,
+# src/select/settings.hpp) follows from this run and an earlier one: docs/algorithms.md#shm-new.
 # Usage: scripts/stream-ab.sh   (an otherwise idle machine)
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
