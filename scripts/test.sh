@@ -13,6 +13,9 @@ for flavor in openmpi mpich smpi; do
   # Optimised as every build (-O2), without debug information: a fifth less time to build.
   build_leancast "$flavor" -DLEANCAST_MPI_FREE_TESTS=$free \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG"
-  (cd "$LEANCAST_ROOT/build/$flavor" && ctest --output-on-failure "${exclude[@]}") || status=1
+  # Two at a time: every test that starts MPI ranks or simulations claims both slots
+  # (PROCESSORS 2), so only the single-process MPI-free tests run side by side.
+  (cd "$LEANCAST_ROOT/build/$flavor" && ctest --output-on-failure --parallel 2 "${exclude[@]}") \
+    || status=1
 done
 exit $status

@@ -2,6 +2,7 @@
 
 Usage: bench_test.py PROCS BENCH REPORT MPIEXEC [MPIEXEC_FLAGS...]
 """
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -240,9 +241,12 @@ class Bench(unittest.TestCase):
             (["--root", "0", "--rotate-root"], "excludes"),
             (["--rotate-buffers", "sometimes"], "--rotate-buffers"),
         ]
-        for args, message in cases:
-            sizes = [] if "--sizes" in args else ["--sizes", "1K"]
-            result = bench(*args, *sizes, timeout=60)
+        # Launched four at a time: each is mostly the launcher starting up.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+            results = pool.map(lambda args: bench(*args, *([] if "--sizes" in args else
+                                                            ["--sizes", "1K"]), timeout=60),
+                               [args for args, _ in cases])
+        for (args, message), result in zip(cases, results):
             self.assertNotIn(result.returncode, (0, 124), args)
             self.assertIn(message, result.stderr, args)
 

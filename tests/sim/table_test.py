@@ -96,7 +96,8 @@ def simulate(procs, ppn, sizes, algorithms, method):
         command = [SIM, "--platform", "hornet", "--procs", str(procs), "--ranks-per-node",
                    str(ppn), "--algorithms", ",".join(algorithms), "--sizes",
                    ",".join(str(s) for s in sizes), "--method", method, "--jobs", "1",
-                   "--iterations", "1" if method == "sync" else "3", "--json", out]
+                   "--iterations", "1" if method == "sync" else "3", "--shared-buffer",
+                   "--json", out]
         started = time.monotonic()
         done = subprocess.run(command, capture_output=True, text=True, timeout=600)
         print(f"simulated P={procs} {method} {len(algorithms)} algorithms x {len(sizes)} sizes "

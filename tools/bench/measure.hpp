@@ -21,6 +21,7 @@ class Broadcaster {
  public:
   explicit Broadcaster(const std::string& name);
   int operator()(void* buf, int bytes, int root, MPI_Comm comm) const;
+  bool library() const { return mpi_; }
 
  private:
   bool mpi_;
