@@ -2,15 +2,16 @@
 """auto's evidence from 182 to 4096 ranks (scripts/auto-table.sh's section `large`): one
 `leancast-tune --sim hornet --methods sync` run per process count and size group, on the
 hornet model with 24 ranks per node, each writing docs/tuning/large/pP[-GROUP].json; a run
-whose JSON is there is not made again (delete it to redo it). Then the rules from all of
-them together: docs/tuning/large.rules.
+whose JSON is there is not made again (delete it to redo it). Then the rules from every
+count whose groups are all measured, together: docs/tuning/large.rules.
 
 Candidates: the registry's (leancast-tune's default: every flat algorithm's and node-aware
-pair's tuned specs), under leancast's default executor, at P = 256 and 512. Beyond, a
-candidate is simulated at a size only where it came within PRUNE of the fastest leancast
-candidate at that size at the process count before (the simulation's cost grows as P^2 per
-message; a candidate left out cannot win, it does not change what wins among those
-simulated).
+pair's tuned specs), under leancast's default executor, at P = 256 and 512, and at the
+small sizes under its other executors too (EXECUTORS). Beyond, a candidate is simulated at a
+size only where it came within PRUNE of the fastest leancast candidate at that size at the
+process count before, under any executor for the executors group (the simulation's cost
+grows as P^2 per message; a candidate left out cannot win, it does not change what wins
+among those simulated).
 
 The library's broadcast, at P = 256 and 512 all of: SMPI's default (mpi, its binomial
 tree), its copies of Open MPI's and MPICH's selections (smpi:ompi, smpi:mpich) and what
@@ -39,6 +40,11 @@ PER_NODE = 24
 PRUNE = 1.5
 REFERENCE_PRUNE = 3.0
 TIE = "0.1"
+# Ties broken within half the margin: a rule claims counts down to 182 from one measured at
+# 256, and smpi.auto_table replays it there with the full margin. At 256 ranks and 64 KiB a
+# tie-break within 10 % took pipeline-binary-tree:16K@dataflow:0, 6 % behind the node-aware
+# two-tree under dataflow:0, and at 182 ranks 11.6 % behind.
+TIE_BREAK = "0.05"
 # The rules claim from halfway (geometrically) between the nodes section's largest count and
 # 256 to halfway beyond the largest count measured, as the other sections do.
 COVER_FROM = 182
@@ -65,16 +71,22 @@ SAME_AS_TREE = ["smpi:mpich"]
 # ring kept for its bandwidth is not simulated where its P^2 start-ups had already lost; and
 # few groups, since SMPI's copies of the libraries' selections set up node communicators
 # (two ring allgathers over all ranks) in every run, seven minutes of wall time at P = 1024.
-# rings: None (everything), "without" (all but MPICH_RINGS), "only" (MPICH_RINGS alone).
+# rings: None (everything), "without" (all but MPICH_RINGS), "only" (MPICH_RINGS alone),
+# "executors" (the leancast candidates but MPICH_RINGS, each under every one of EXECUTORS).
+# executors: the leancast candidates (MPICH's emulated ones aside) under leancast's other
+# executors, at the small sizes, where simulating is cheap and where the executor decides
+# most: at 12 and 64 KiB `binomial` under the default took 1.2-1.6x the time of SMPI's
+# binomial tree, the same tree posted round by round (docs/large-scale.md).
 PLAN = [
-    (256, [("", SMALL + LARGE, None)]),
-    (512, [("", SMALL + LARGE, None)]),
+    (256, [("", SMALL + LARGE, None), ("executors", SMALL, "executors")]),
+    (512, [("", SMALL + LARGE, None), ("executors", SMALL, "executors")]),
     (1024, [("1K", ["1K"], None), ("small", SMALL[1:], None), ("large", LARGE[:-1], "without"),
-            ("rings", ["4M", "16M"], "only")]),
+            ("rings", ["4M", "16M"], "only"), ("executors", SMALL, "executors")]),
     (2048, [("small", ["1K", "64K"], "without"), ("large", ["1M", "16M"], "without"),
-            ("rings", ["16M"], "only")]),
+            ("rings", ["16M"], "only"), ("executors", ["1K", "64K"], "executors")]),
     (4096, [("", ["1K", "64K", "1M"], "without")]),
 ]
+EXECUTORS = ["dataflow", "dataflow:0"]
 
 
 def byte_size(text):
@@ -106,13 +118,17 @@ def measured(procs):
     return times
 
 
-def pruned(previous, sizes, everything, within):
+def pruned(previous, sizes, everything, within, any_executor=False):
     """Those of `everything` within `within` of the fastest of them at any of `sizes` at the
-    count before."""
+    count before (with any_executor, each at its fastest under any executor measured)."""
     times = measured(previous)
     keep = set()
     for size in map(byte_size, sizes):
-        mine = {a: t for a, t in times.get(size, {}).items() if a in everything}
+        mine = {}
+        for a, t in times.get(size, {}).items():
+            base = a.split("@")[0] if any_executor else a
+            if base in everything:
+                mine[base] = min(t, mine.get(base, t))
         if not mine:
             sys.exit(f"large-scale-tune: P={previous} has no {size} B to prune by: measure it")
         best = min(mine.values())
@@ -125,7 +141,8 @@ def tune(build, procs, group, sizes, candidates, emulated, references):
     command = [os.path.join(build, "leancast-tune"), "--sim", "hornet", "--ranks-per-node",
                str(PER_NODE), "--procs", str(procs), "--methods", "sync",
                "--candidates", ",".join(candidates + references), "--reference", ",".join(emulated),
-               "--sizes", ",".join(sizes), "--tie", TIE, "--out", path(procs, group, "rules"),
+               "--sizes", ",".join(sizes), "--tie", TIE, "--tie-break", TIE_BREAK,
+               "--out", path(procs, group, "rules"),
                "--json", json_path]
     print("+", " ".join(command), flush=True)
     with open(path(procs, group, "log"), "w") as log:
@@ -135,11 +152,21 @@ def tune(build, procs, group, sizes, candidates, emulated, references):
 
 
 def rules(build):
-    files = sorted(os.path.join(OUT, n) for n in os.listdir(OUT) if n.endswith(".json"))
-    largest = max(int(os.path.basename(f)[1:].split("-")[0].split(".")[0]) for f in files)
+    """The rules from the counts whose every group of PLAN is measured: a count with a group
+    missing would have its sizes covered by another's rule (2048's small groups alone would
+    extend 64 KiB's rule to 16 MiB)."""
+    complete = [procs for procs, groups in PLAN
+                if all(os.path.exists(path(procs, group, "json")) for group, _, _ in groups)]
+    left_out = [procs for procs, _ in PLAN if procs not in complete]
+    if left_out:
+        print(f"large-scale-tune: rules without P = {left_out} (groups still to measure)")
+    files = [path(procs, group, "json") for procs, groups in PLAN if procs in complete
+             for group, _, _ in groups]
+    largest = max(complete)
     cover = f"{COVER_FROM}-{round(largest * 2 ** 0.5)}"
     command = [os.path.join(build, "leancast-tune"), "--from-json", ",".join(files),
-               "--procs-cover", cover, "--ppn", PPN, "--tie", TIE, "--library", "any",
+               "--procs-cover", cover, "--ppn", PPN, "--tie", TIE, "--tie-break", TIE_BREAK,
+               "--library", "any",
                "--reference", EMULATED, "--out", RULES]
     print("+", " ".join(command), flush=True)
     subprocess.run(command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
@@ -169,13 +196,18 @@ def main():
                     if procs <= 512:
                         candidates, kept, references = everything, emulated, LIBRARY
                     else:
-                        kept = pruned(previous, sizes, everything + emulated, PRUNE)
+                        kept = pruned(previous, sizes, everything + emulated, PRUNE,
+                                      any_executor=rings == "executors")
                         candidates = [a for a in kept if a not in emulated]
                         kept = [a for a in kept if a in emulated]
                         references = pruned(previous, sizes, ["mpi"] + LIBRARY, REFERENCE_PRUNE)
                         references = [r for r in references if r != "mpi"
                                       and not (procs > 1024 and r in SAME_AS_TREE)]
-                    if rings:
+                    if rings == "executors":
+                        candidates = [f"{a}@{e}" for e in EXECUTORS for a in candidates
+                                      if a not in MPICH_RINGS]
+                        kept, references = [], []
+                    elif rings:
                         keep = (lambda a: a in MPICH_RINGS) if rings == "only" else \
                             (lambda a: a not in MPICH_RINGS)
                         candidates, kept, references = ([a for a in names if keep(a)]

@@ -119,6 +119,18 @@ class Winner(unittest.TestCase):
         d = decide(count, K, ["mpi", "linear", "binomial"], messages)
         self.assertEqual((d.winner, d.messages), ("linear", {}))
 
+    def test_tie_break_narrows_the_window(self):
+        # 6 % apart: tied within a 10 % margin (fewer messages wins), not within 5 %.
+        count = count_of(both({("mpi", K): 10e-6, ("linear", K): 5.0e-6,
+                               ("binomial", K): 5.3e-6}), procs=8)
+        order = ["mpi", "linear", "binomial"]
+        messages = lambda a, *rest: {"linear": 7, "binomial": 3}.get(a)
+        self.assertEqual(decide(count, K, order, messages, tie=0.1).winner, "binomial")
+        d = decide(count, K, order, messages, tie=0.1, tie_break=0.05)
+        self.assertEqual((d.winner, d.messages), ("linear", {}))
+        self.assertEqual(decide(count, K, order, messages, tie=0.1, tie_break=0.07).winner,
+                         "binomial")
+
     def test_a_re_implementation_of_the_library_wins_a_tie(self):
         count = count_of(both({("mpi", K): 10e-6, ("linear", K): 5.0e-6,
                                ("binomial", K): 5.05e-6}))

@@ -98,9 +98,12 @@ def decide(count, size, methods, options, order, messages):
         # Tied with the best: within the margin of the fastest under every method, so that
         # a tie-break never picks what one method measured slower by more than the margin
         # (smpi.auto_table replays each method on its own).
+        # --tie-break narrows the window (the margin by default).
         best = {m: max(d.ratios[a][m] for a in beating) for m in methods}
+        window = {m: d.margins[m] if options.tie_break is None
+                  else min(d.margins[m], options.tie_break) for m in methods}
         tied = [a for a in beating
-                if all(d.ratios[a][m] * (1 + d.margins[m]) >= best[m] for m in methods)]
+                if all(d.ratios[a][m] * (1 + window[m]) >= best[m] for m in methods)]
         tied = tied or [leader]
         if len(tied) > 1:
             d.messages = {a: messages(a, count.procs, size, count.env) for a in tied}

@@ -154,8 +154,9 @@ def header(options, argv, counts, extra, order, messages):
         f"# of {options.tie:g} and the median over the cells at that size and method of their "
         "repetitions'",
         "# (Q3 - Q1) / median (with fewer than 5 repetitions: (max - min) / median).",
-        "# Ties between leancast candidates: a re-implementation of the library's broadcast "
-        "first, then",
+        "# Ties between leancast candidates"
+        + ("" if options.tie_break is None else f" (within {options.tie_break:g} of the fastest)")
+        + ": a re-implementation of the library's broadcast first, then",
         "# fewest messages at the busiest rank, then the order listed.",
         "# Evidence per measured size: the winner's speedup over the library (time of mpi / "
         "time), per method,",

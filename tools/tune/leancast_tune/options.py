@@ -24,7 +24,8 @@ tie rule: the margin at a process count, size and method is the larger of --tie 
   more repetitions, else (max - min) / median (0 in a simulation: it repeats exactly). A
   leancast candidate counts only if it beats the reference by more than the margin under
   every method; the winner is the one with the best worst-method speedup. Candidates
-  within the margin of the fastest under every method are tied: a re-implementation of
+  within the margin (or --tie-break, if smaller) of the fastest under every method are
+  tied: a re-implementation of
   the library's broadcast (--reference) wins, then the one with the fewest messages at its
   busiest rank (sends + receives, from leancast-plan --json), then the one listed first.
   No such candidate: mpi.
@@ -126,6 +127,11 @@ def parse_args(argv):
     parser.add_argument("--tie", type=float, default=0.001,
                         help="smallest tie margin, a fraction (default 0.001; real runs use "
                              "their repetitions' spread where larger, see below)")
+    parser.add_argument("--tie-break", type=float,
+                        help="candidates count as tied within this fraction of the fastest "
+                             "(default: the tie margin); a smaller window keeps a tie-break "
+                             "from picking one that falls behind by more than the margin at a "
+                             "count the rule claims but did not measure")
     parser.add_argument("--iterations", type=int,
                         help="broadcasts timed per cell (default: leancast-bench's, or 1 when "
                              "simulating: simulated time is exact)")
