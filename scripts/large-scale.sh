@@ -4,6 +4,7 @@
 # then the page's tables from them (scripts/large-scale-summary.py).
 #   bash scripts/large-scale.sh check    # auto beside SMPI's broadcasts, P = 512, 1024, 2048
 #   bash scripts/large-scale.sh 7330     # MPICH issue #7330's layout: 12 ranks a node
+#   bash scripts/large-scale.sh ompi     # knomial:4@dataflow:0 beside smpi:ompi (a stand-in)
 #   bash scripts/large-scale.sh speed    # leancast-sim's wall time, this build and fc72683's
 #   bash scripts/large-scale.sh dragonfly  # hornet's network against SimGrid's dragonfly (fc72683)
 #   bash scripts/large-scale.sh skew     # one broadcast behind SMPI's barrier (osu) and with sync
@@ -59,6 +60,18 @@ for part in "${parts[@]}"; do
       run "$out/7330-p2048-ppn12.json" 14400 --platform hornet --procs 2048 \
         --ranks-per-node 12 --sizes 64K,1M --jobs 2 \
         --algorithms smpi:binomial_tree,smpi:scatter_LR_allgather,two-tree ;;
+    ompi)
+      build_leancast smpi
+      # smpi:ompi below 256 KiB from 256 ranks on is MVAPICH2's 4-nomial tree, after a set-up
+      # of node communicators that grows as P^2 (66 of 67 minutes at 2048 ranks): the same
+      # tree as leancast runs it round by round, a stand-in beyond 2048 ranks where it takes
+      # smpi:ompi's time at every count both are simulated (docs/tuning/large/).
+      for procs in 256 512 1024 2048; do
+        sizes=1K,12288,64K
+        ((procs == 2048)) && sizes=1K,64K
+        run "$out/ompi-standin-p$procs.json" 3600 --platform hornet --procs "$procs" \
+          --ranks-per-node 24 --algorithms knomial:4@dataflow:0 --sizes "$sizes"
+      done ;;
     speed)
       # The same cells with leancast-sim as it was before issue 29 (fc72683: one smpirun of
       # all algorithms, paper method, 10 iterations, the full bench copied per rank) and as
@@ -102,7 +115,7 @@ for part in "${parts[@]}"; do
         done
       done ;;
     tables) ;;
-    *) echo "unknown part $part (check, 7330, speed, tables)" >&2; exit 2 ;;
+    *) echo "unknown part $part (check, 7330, ompi, speed, tables)" >&2; exit 2 ;;
   esac
 done
 python3 scripts/large-scale-summary.py
