@@ -25,7 +25,7 @@ reference that slow cannot let a slower leancast candidate through: it must stil
 rest.
 
   python3 scripts/large-scale-tune.py [--build build/smpi] [--only P[,P...]]
-                                      [--groups G[,G...]] [--rules]
+                                      [--groups G[,G...]] [--rules | --complete]
 """
 import argparse
 import json
@@ -151,12 +151,17 @@ def tune(build, procs, group, sizes, candidates, emulated, references):
         sys.exit(f"large-scale-tune: failed, see {path(procs, group, 'log')}")
 
 
+def complete_counts():
+    """The counts whose every group of PLAN is measured: a count with a group missing would
+    have its sizes covered by another's rule (2048's small groups alone would extend 64 KiB's
+    rule to 16 MiB), so only these make rules and are checked (scripts/large-scale.sh)."""
+    return [procs for procs, groups in PLAN
+            if all(os.path.exists(path(procs, group, "json")) for group, _, _ in groups)]
+
+
 def rules(build):
-    """The rules from the counts whose every group of PLAN is measured: a count with a group
-    missing would have its sizes covered by another's rule (2048's small groups alone would
-    extend 64 KiB's rule to 16 MiB)."""
-    complete = [procs for procs, groups in PLAN
-                if all(os.path.exists(path(procs, group, "json")) for group, _, _ in groups)]
+    """The rules from complete_counts()."""
+    complete = complete_counts()
     left_out = [procs for procs, _ in PLAN if procs not in complete]
     if left_out:
         print(f"large-scale-tune: rules without P = {left_out} (groups still to measure)")
@@ -180,8 +185,13 @@ def main():
                         "'' for a count's only group): two runs of this script can then "
                         "measure a count's groups at once")
     parser.add_argument("--rules", action="store_true", help="no measuring: the rules only")
+    parser.add_argument("--complete", action="store_true",
+                        help="no measuring: print the counts whose groups are all measured")
     args = parser.parse_args()
     os.chdir(ROOT)  # records name paths relative to the repository
+    if args.complete:
+        print(" ".join(map(str, complete_counts())))
+        return
     os.makedirs(OUT, exist_ok=True)
     if not args.rules:
         only = {int(p) for p in args.only.split(",")} if args.only else None

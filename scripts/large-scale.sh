@@ -36,11 +36,11 @@ for part in "${parts[@]}"; do
       # The points: auto, in one run per count, beside SMPI's default (its binomial
       # tree), its copies of Open MPI's and MPICH's selections and MPICH's ring and tree,
       # which auto's evidence (docs/tuning/large/) simulated in one run each with the same
-      # method on the same model; a count without that evidence at every size (its large
-      # group too) is not checked.
+      # method on the same model; a count whose evidence is not complete (whose groups are
+      # not all measured, the same counts the rules come from) is not checked.
+      complete=" $(python3 scripts/large-scale-tune.py --complete) "
       for procs in 512 1024 2048; do
-        [[ -e docs/tuning/large/p$procs.json || -e docs/tuning/large/p$procs-large.json ]] ||
-          continue
+        [[ $complete == *" $procs "* ]] || continue
         run "$out/auto-p$procs.json" 7200 --platform hornet --procs "$procs" \
           --ranks-per-node 24 --algorithms auto --sizes 64K,1M,16M
         # The references the evidence left out at these sizes (pruned: far slower at the

@@ -35,7 +35,8 @@ def bench_run(procs, method, times, spread=0.02, reps=None, nodes=1, **environme
 
 def options(**given):
     """The parsed options deciding and exporting read, with leancast-tune's defaults."""
-    values = {"tie": 0.001, "tie_break": None, "exclude": set(), "cover": (1, None), "saved_methods": None,
+    values = {"tie": 0.001, "tie_break": None, "exclude": set(), "cover": (1, None),
+              "saved_methods": None,
               "site": False, "ppn": None, "library": None, "methods": ["paper", "osu"],
               "from_json": None, "candidates": []}
     values.update(given)
