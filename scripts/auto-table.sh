@@ -16,7 +16,7 @@
 #   nodes         the same nodes of 24 on hornet's network, P = 33, 64, 129  (P = 25-181, ppn 12-48)
 #   ppn1          hornet's network, one rank per node, P = 16, 64        (P = 8-91, ppn = 1)
 #   large         hornet, 24 ranks per node, P = 256-4096 (scripts/large-scale-tune.py, --method
-#                 sync, the registry's candidates; docs/large-scale.md)   (P = 182-5792, ppn 12-48)
+#                 sync, the registry's candidates; docs/large-scale.md)   (P = 182-5793, ppn 12-48)
 # Simulated sections measure every leancast candidate under three executors (leancast's
 # default dataflow:1, unbounded dataflow and dataflow:0, docs/algorithms.md#executors), so
 # that a rule names the one that won (NAME@EXECUTOR); they demand a 10 % lead (--tie 0.1):

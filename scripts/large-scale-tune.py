@@ -3,7 +3,8 @@
 `leancast-tune --sim hornet --methods sync` run per process count and size group, on the
 hornet model with 24 ranks per node, each writing docs/tuning/large/pP[-GROUP].json; a run
 whose JSON is there is not made again (delete it to redo it). Then the rules from every
-count whose groups are all measured, together: docs/tuning/large.rules.
+count, together, for the sizes whose groups are all measured (ruled_counts):
+docs/tuning/large.rules.
 
 Candidates: the registry's (leancast-tune's default: every flat algorithm's and node-aware
 pair's tuned specs), under leancast's default executor, at P = 256 and 512, and at the
@@ -22,7 +23,7 @@ before: MPICH's ring (P^2 messages) and Open MPI's flat-tree pipeline (the root 
 8 KiB segment to every rank) cost hours to simulate at 4096 ranks, where at half as many
 ranks they were several times slower than the tree (docs/large-scale.md). Leaving out a
 reference that slow cannot let a slower leancast candidate through: it must still beat the
-rest.
+rest. Beyond 2048 ranks smpi:ompi gives way to what stands for it (ompi_in_place).
 
   python3 scripts/large-scale-tune.py [--build build/smpi] [--only P[,P...]]
                                       [--groups G[,G...]] [--rules | --complete]
@@ -82,11 +83,39 @@ PLAN = [
     (512, [("", SMALL + LARGE, None), ("executors", SMALL, "executors")]),
     (1024, [("1K", ["1K"], None), ("small", SMALL[1:], None), ("large", LARGE[:-1], "without"),
             ("rings", ["4M", "16M"], "only"), ("executors", SMALL, "executors")]),
-    (2048, [("small", ["1K", "64K"], "without"), ("large", ["1M", "16M"], "without"),
-            ("rings", ["16M"], "only"), ("executors", ["1K", "64K"], "executors")]),
-    (4096, [("", ["1K", "64K", "1M"], "without")]),
+    (2048, [("small", ["1K", "64K"], "without"), ("large", ["1M"], "without"),
+            ("16M", ["16M"], "without"), ("rings", ["16M"], "only"),
+            ("executors", ["1K", "64K"], "executors")]),
+    (4096, [("small", ["1K", "64K"], "without"), ("executors", ["1K", "64K"], "executors"),
+            ("large", ["1M"], "without")]),
 ]
 EXECUTORS = ["dataflow", "dataflow:0"]
+# Beyond 2048 ranks smpi:ompi is not simulated: its set-up of node communicators took 3946 s
+# of wall time at 2048. What it runs there is: below 256 KiB (but 8-16 KiB from 4096 ranks)
+# MVAPICH2's 4-nomial tree, for which leancast's knomial:4 posted round by round stands in
+# (leancast-tune --stand-in; it took smpi:ompi's time within 0.01 % at all 11 points at
+# 256-2048 ranks, scripts/large-scale.sh ompi), and from 256 KiB smpi:scatter_rdb_allgather,
+# itself.
+OMPI = "smpi:ompi"
+OMPI_STAND_IN = "knomial:4@dataflow:0"
+OMPI_SIMULATED_UP_TO = 2048
+
+
+def ompi_in_place(procs, sizes):
+    """What stands for smpi:ompi at `procs` ranks and these sizes: itself up to
+    OMPI_SIMULATED_UP_TO ranks, else its stand-in or SMPI's scatter_rdb_allgather."""
+    if procs <= OMPI_SIMULATED_UP_TO:
+        return OMPI
+    below = [byte_size(s) < 256 << 10 for s in sizes]
+    if all(below):
+        if procs >= 4096 and any(8 << 10 <= byte_size(s) < 16 << 10 for s in sizes):
+            sys.exit("large-scale-tune: smpi:ompi runs its binary tree at 8-16 KiB from 4096 "
+                     "ranks: no stand-in for it there")
+        return OMPI_STAND_IN
+    if any(below):
+        sys.exit("large-scale-tune: beyond 2048 ranks a group's sizes must lie all below "
+                 "256 KiB or all above, where different algorithms stand for smpi:ompi")
+    return "smpi:scatter_rdb_allgather"
 
 
 def byte_size(text):
@@ -138,9 +167,12 @@ def pruned(previous, sizes, everything, within, any_executor=False):
 
 def tune(build, procs, group, sizes, candidates, emulated, references):
     json_path = path(procs, group, "json")
+    stand_in = [f"{OMPI_STAND_IN}={OMPI}"] if OMPI_STAND_IN in references else []
+    references = [r for r in references if r != OMPI_STAND_IN]
     command = [os.path.join(build, "leancast-tune"), "--sim", "hornet", "--ranks-per-node",
                str(PER_NODE), "--procs", str(procs), "--methods", "sync",
                "--candidates", ",".join(candidates + references), "--reference", ",".join(emulated),
+               *(["--stand-in", stand_in[0]] if stand_in else []),
                "--sizes", ",".join(sizes), "--tie", TIE, "--tie-break", TIE_BREAK,
                "--out", path(procs, group, "rules"),
                "--json", json_path]
@@ -152,23 +184,40 @@ def tune(build, procs, group, sizes, candidates, emulated, references):
 
 
 def complete_counts():
-    """The counts whose every group of PLAN is measured: a count with a group missing would
-    have its sizes covered by another's rule (2048's small groups alone would extend 64 KiB's
-    rule to 16 MiB), so only these make rules and are checked (scripts/large-scale.sh)."""
+    """The counts whose every group of PLAN is measured: those scripts/large-scale.sh checks."""
     return [procs for procs, groups in PLAN
             if all(os.path.exists(path(procs, group, "json")) for group, _, _ in groups)]
 
 
+def ruled_counts():
+    """{procs: its measured groups} of the counts whose measured sizes are each measured by
+    every group that lists them. A size with a group missing would rest on part of the
+    references (16 MiB without the rings group: without SMPI's ring, the library's fastest
+    there at 1024 ranks; 64 KiB with only the executors group: against mpi alone); a size no
+    group measured has no rule at that count, so auto runs mpi there."""
+    ruled = {}
+    for procs, groups in PLAN:
+        have = [(group, sizes) for group, sizes, _ in groups
+                if os.path.exists(path(procs, group, "json"))]
+        measured = {s for _, sizes in have for s in sizes}
+        if have and all(os.path.exists(path(procs, group, "json"))
+                        for group, sizes, _ in groups if measured & set(sizes)):
+            ruled[procs] = [group for group, _ in have]
+    return ruled
+
+
 def rules(build):
-    """The rules from complete_counts()."""
-    complete = complete_counts()
-    left_out = [procs for procs, _ in PLAN if procs not in complete]
-    if left_out:
-        print(f"large-scale-tune: rules without P = {left_out} (groups still to measure)")
-    files = [path(procs, group, "json") for procs, groups in PLAN if procs in complete
-             for group, _, _ in groups]
-    largest = max(complete)
-    cover = f"{COVER_FROM}-{round(largest * 2 ** 0.5)}"
+    """The rules from ruled_counts()."""
+    ruled = ruled_counts()
+    for procs, groups in PLAN:
+        missing = [group for group, _, _ in groups if group not in ruled.get(procs, [])]
+        if missing:
+            ruling = (f"rules for the sizes of groups {', '.join(ruled[procs])}"
+                      if procs in ruled else "no rules")
+            print(f"large-scale-tune: P = {procs}: {ruling} (groups still to measure: "
+                  f"{', '.join(missing)})")
+    files = [path(procs, group, "json") for procs, groups in ruled.items() for group in groups]
+    cover = f"{COVER_FROM}-{round(max(ruled) * 2 ** 0.5)}"
     command = [os.path.join(build, "leancast-tune"), "--from-json", ",".join(files),
                "--procs-cover", cover, "--ppn", PPN, "--tie", TIE, "--tie-break", TIE_BREAK,
                "--library", "any",
@@ -213,6 +262,9 @@ def main():
                         references = pruned(previous, sizes, ["mpi"] + LIBRARY, REFERENCE_PRUNE)
                         references = [r for r in references if r != "mpi"
                                       and not (procs > 1024 and r in SAME_AS_TREE)]
+                        references = list(dict.fromkeys(
+                            ompi_in_place(procs, sizes) if r == OMPI else r
+                            for r in references))
                     if rings == "executors":
                         candidates = [f"{a}@{e}" for e in EXECUTORS for a in candidates
                                       if a not in MPICH_RINGS]

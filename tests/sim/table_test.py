@@ -11,7 +11,7 @@ sections' tie margin), under each timing method the section was measured with. S
 change to an executor, an algorithm or the model that makes the table stale shows up here,
 not as a silently wrong table.
 
-The large-scale section (P = 182 to 5792, measured at 256 to 4096 with --method sync,
+The large-scale section (P = 182 to 5793, measured at 256 to 4096 with --method sync,
 docs/large-scale.md) is replayed at the smallest P its rules claim, where simulating is
 cheapest: P = 182 (the rules measured at 256) and P = 363 (at 512), at sizes that fall
 under different rules, with MPICH's own ring among the library's (SMPI's

@@ -147,6 +147,17 @@ class Rules(unittest.TestCase):
         body = exporting.body(options(), one, extra, order, lambda *a: None)
         self.assertTrue(body[1].startswith("procs=* ppn=2 "), body[1])
 
+    def test_the_stamp_names_each_counts_commit(self):
+        runs = (both(2, self.TIMES, git_revision="aaaaaaa")
+                + both(8, self.TIMES, git_revision="aaaaaaa") + both(16, self.TIMES, git_revision="bbbbbbb")
+                + [bench_run(16, "osu", self.TIMES, git_revision="ccccccc")])
+        counts = deciding.group_runs(runs)
+        self.assertTrue(exporting.stamp(counts[2].env, counts).startswith(
+            "# produced by leancast aaaaaaa (P=2,8), bbbbbbb+ccccccc (P=16), executor "))
+        one = deciding.group_runs(both(2, self.TIMES, git_revision="aaaaaaa"))
+        self.assertTrue(exporting.stamp(one[2].env, one).startswith(
+            "# produced by leancast aaaaaaa, executor "))
+
     def test_write_rules_and_json(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "out.rules")

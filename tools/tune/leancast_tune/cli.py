@@ -3,7 +3,7 @@ import sys
 import tempfile
 import time
 
-from .common import REFERENCE, find_tool
+from .common import REFERENCE, STAND_INS, find_tool
 from .deciding import check_references, group_runs, library_decisions
 from .exporting import body, header, library_condition, write_json, write_rules
 from .exporting_library import write_mpich_json, write_ompi_rules
@@ -75,5 +75,6 @@ def main(argv):
     print("\n".join(lines))
     if options.json and not options.from_json:
         write_json(options.json, argv, {"site": options.site, "candidates": order,
-                                        "tie": options.tie}, extra, runs)
+                                        "tie": options.tie, "stand_ins": dict(STAND_INS)},
+                   extra, runs)
     return 0

@@ -44,11 +44,20 @@ def duration_text(seconds):
 # candidates that win ties, never as references: a re-implementation may not veto a lead
 # over what the library (mpi, smpi:NAME) actually ran.
 EMULATED_REFERENCES = set()
+# leancast algorithms simulated in place of SMPI's copy of a library's broadcast (--stand-in
+# LEANCAST=smpi:NAME), where that copy costs hours to simulate and a check shows the two take
+# the same time (scripts/large-scale.sh ompi): references, vetoing as smpi:NAME would.
+STAND_INS = {}
 
 
 def is_reference(name):
-    """The library's own broadcast: mpi, or SMPI's copy of one (smpi:NAME)."""
-    return name == REFERENCE or name.startswith(SMPI_PREFIX)
+    """The library's own broadcast: mpi, SMPI's copy of one (smpi:NAME), or its stand-in."""
+    return name == REFERENCE or name.startswith(SMPI_PREFIX) or name in STAND_INS
+
+
+def reference_text(name):
+    """A reference as the rules show it: a stand-in with what it stands in for."""
+    return f"{name} for {STAND_INS[name]}" if name in STAND_INS else name
 
 
 def shown(text):

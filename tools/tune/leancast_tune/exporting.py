@@ -3,8 +3,9 @@ one rule per run of sizes with the same winner and each rule's evidence; and the
 record of every measurement."""
 import json
 
-from .common import (EMULATED_REFERENCES, METHOD_TEXT, METHODS, REFERENCE, duration_text,
-                     is_reference, shown, shown_command, size_text)
+from .common import (EMULATED_REFERENCES, METHOD_TEXT, METHODS, REFERENCE, STAND_INS,
+                     duration_text, is_reference, reference_text, shown, shown_command,
+                     size_text)
 from .deciding import claims, decide, methods_of, ranges
 
 
@@ -14,7 +15,8 @@ def speedups_text(d, algorithm):
     parts = []
     for method, ratio in d.ratios[algorithm].items():
         reference = d.references[method][1]
-        parts.append(f"{method} {ratio:.2f}x" + ("" if reference == REFERENCE else f" {reference}")
+        parts.append(f"{method} {ratio:.2f}x"
+                     + ("" if reference == REFERENCE else f" {reference_text(reference)}")
                      + f" margin {d.margins[method] * 100:.1f}%")
     return f"({', '.join(parts)})"
 
@@ -39,8 +41,8 @@ def evidence(size, d, count):
         return (f"{size_text(size)}: best leancast {name} {ratio:.2f}x "
                 f"{speedups_text(d, name)}{over_mpi(d, count, size, name)}")
     references = {ref[1] for ref in d.references.values()}
-    text = (f"{size_text(size)}: {d.worst(d.winner):.2f}x over "
-            f"{references.pop() if len(references) == 1 else 'the best reference'} "
+    over = reference_text(references.pop()) if len(references) == 1 else "the best reference"
+    text = (f"{size_text(size)}: {d.worst(d.winner):.2f}x over {over} "
             f"{speedups_text(d, d.winner)}{over_mpi(d, count, size, d.winner)}")
     name, ratio = d.runner_up
     text += f"; next {name} {ratio:.2f}x"
@@ -101,10 +103,18 @@ def library_condition(env, claimed):
     return ""
 
 
-def stamp(env):
-    """What produced the measurements: leancast's commit, the executor, the library, when."""
+def stamp(env, counts):
+    """What produced the measurements: leancast's commit (each count's, where they differ),
+    the executor, the library, when (the first count's)."""
     executor = env.get("executor") or "dataflow:1 (leancast's default)"
-    return (f"# produced by leancast {env.get('git_revision', '?')}, executor {executor} unless a "
+    revisions = {}  # commit(s) -> the counts measured with them
+    for procs in sorted(counts):
+        made = "+".join(dict.fromkeys(r["environment"].get("git_revision", "?")
+                                      for r in counts[procs].runs))
+        revisions.setdefault(made, []).append(str(procs))
+    commits = (next(iter(revisions)) if len(revisions) == 1 else
+               ", ".join(f"{made} (P={','.join(p)})" for made, p in revisions.items()))
+    return (f"# produced by leancast {commits}, executor {executor} unless a "
             f"rule names one after @, {env.get('mpi_library', '?')}, {env.get('date', '?')}")
 
 
@@ -118,9 +128,11 @@ def header(options, argv, counts, extra, order, messages):
              f"{'simulated on ' + platform if platform else 'real MPI'}, "
              f"{first.get('mpi_library', '')}".rstrip(", ")]
     if platform:
-        refs = [c for c in order if is_reference(c)]
+        refs = [reference_text(c) for c in order if is_reference(c)]
         lines.append(f"# the library's broadcast: {', '.join(refs)} (mpi: SMPI's default; "
-                     "smpi:NAME: SMPI's copy of a library's broadcast)")
+                     "smpi:NAME: SMPI's copy of a library's broadcast"
+                     + ("; A for smpi:NAME: leancast's A simulated in its place, taking its "
+                        "time" if STAND_INS else "") + ")")
         if EMULATED_REFERENCES:
             lines.append("# re-implementations of what the library runs, candidates that win "
                          f"ties: {', '.join(sorted(EMULATED_REFERENCES))}")
@@ -129,7 +141,7 @@ def header(options, argv, counts, extra, order, messages):
         lines.append(f"# machine: {first.get('cpu_model') or 'CPU unknown'}, "
                      f"{first.get('cores', '?')} cores on rank 0's host"
                      f"{' (' + hosts[0] + ')' if hosts else ''}; the library's broadcast: mpi")
-    lines.append(stamp(first))
+    lines.append(stamp(first, counts))
     lines.append(f"#   leancast-tune {shown_command(argv)}")
     for command in options.measured_by if options.from_json else []:
         lines.append(f"#   measured by: {shown_command(command)}")

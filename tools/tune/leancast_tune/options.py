@@ -7,7 +7,7 @@ import os
 from . import __doc__ as OVERVIEW
 from .candidates import Candidates, RegistryError, counts_text, read_registry
 from .common import (EMULATED_REFERENCES, METHODS, REFERENCE, SIMULATED_ONLY, SMPI_PREFIX,
-                     byte_size, find_tool, is_reference)
+                     STAND_INS, byte_size, find_tool, is_reference)
 from .library import (LIBRARY_DEFAULTS, LIBRARY_EPILOG, MPICH_PREFIX, OMPI_PREFIX,
                       library_setting)
 
@@ -111,6 +111,12 @@ def parse_args(argv):
                              "library's own broadcast where SMPI has no faithful copy (e.g. what "
                              "MPICH runs on one node: binomial,scatter-doubling,scatter-ring); "
                              "measured as candidates that win ties, never a veto")
+    parser.add_argument("--stand-in", default="", metavar="ALGORITHM=smpi:NAME[,...]",
+                        help="--sim: simulate leancast's ALGORITHM in place of SMPI's smpi:NAME, "
+                             "as a reference that vetoes as smpi:NAME would, never chosen: for "
+                             "where smpi:NAME takes hours to simulate and a check shows the two "
+                             "take the same time (e.g. knomial:4@dataflow:0=smpi:ompi below "
+                             "256 KiB from 2048 ranks, scripts/large-scale.sh ompi)")
     parser.add_argument("--executors", default="",
                         help="executors to measure each leancast candidate under besides the "
                              "default (dataflow:1), comma-separated (e.g. dataflow,dataflow:0): "
@@ -210,6 +216,7 @@ def read_saved(options):
     if all(s.get("elapsed_seconds") is not None for s in saved):
         merged["elapsed_seconds"] = sum(s["elapsed_seconds"] for s in saved)
     merged["not_measured"] = {k: v for s in saved for k, v in (s.get("not_measured") or {}).items()}
+    merged["stand_ins"] = {k: v for s in saved for k, v in (s.get("stand_ins") or {}).items()}
     options.saved = merged
     options.measured_by = [s["command"] for s in saved]
     procs = sorted({r["environment"]["procs"] for r in merged["runs"]})
@@ -250,23 +257,45 @@ def parse_lists(parser, options):
     if not given:
         given = registry_candidates(parser, options)
     EMULATED_REFERENCES.update(r for r in options.reference.split(",") if r)
+    parse_stand_ins(parser, options)
     # mpi first: it is the baseline every speedup refers to; emulated references are measured
     # like candidates; then each leancast candidate under the other executors asked for.
-    base = list(dict.fromkeys([REFERENCE] + [c for c in given if c] + sorted(EMULATED_REFERENCES)))
+    base = list(dict.fromkeys([REFERENCE] + [c for c in given if c] + sorted(EMULATED_REFERENCES)
+                              + list(STAND_INS)))
     executors = [e for e in options.executors.split(",") if e]
     variants = [f"{c}@{e}" for e in executors for c in base
                 if not is_reference(c) and "@" not in c]
     options.candidates = list(dict.fromkeys(base + variants))
     options.exclude = set(options.exclude.split(",")) - {""}
     if any(is_reference(c) for c in options.exclude):
-        parser.error("--exclude: mpi and smpi:NAME are references, never chosen and never "
-                     "excluded")
+        parser.error("--exclude: mpi, smpi:NAME and stand-ins are references, never chosen and "
+                     "never excluded")
+    # Measured together they would both veto; files of several counts (--from-json) may have
+    # smpi:NAME at one count and its stand-in at another.
+    for algorithm, name in STAND_INS.items() if not options.from_json else ():
+        if name in options.candidates:
+            parser.error(f"--stand-in {algorithm}={name}: {name} is measured too; measure one "
+                         "or the other")
     if not options.sim and not options.from_json and any(
             c.startswith(SMPI_PREFIX) for c in options.candidates):
         parser.error("smpi:NAME candidates are SMPI's broadcasts: they go with --sim")
     if not options.sizes:
         parser.error("--sizes must not be empty")
     check_library_candidates(parser, options)
+
+
+def parse_stand_ins(parser, options):
+    """--stand-in ALGORITHM=smpi:NAME,... (and --from-json: the files' own) into STAND_INS."""
+    STAND_INS.update((options.saved or {}).get("stand_ins") or {})
+    for item in (i for i in options.stand_in.split(",") if i):
+        algorithm, _, name = item.partition("=")
+        if not name.startswith(SMPI_PREFIX) or len(name) == len(SMPI_PREFIX) or not algorithm \
+                or is_reference(algorithm) or algorithm in EMULATED_REFERENCES:
+            parser.error(f"--stand-in {item}: give ALGORITHM=smpi:NAME, a leancast algorithm "
+                         "(not a reference, nor --reference's) in place of SMPI's NAME")
+        STAND_INS[algorithm] = name
+    if options.stand_in and not (options.sim or options.from_json):
+        parser.error("--stand-in stands in for SMPI's broadcasts: it goes with --sim")
 
 
 def registry_candidates(parser, options):
