@@ -5,6 +5,7 @@
 #   bash scripts/large-scale.sh check    # auto beside SMPI's broadcasts, P = 512, 1024, 2048
 #   bash scripts/large-scale.sh 7330     # MPICH issue #7330's layout: 12 ranks a node
 #   bash scripts/large-scale.sh ompi     # knomial:4@dataflow:0 beside smpi:ompi (a stand-in)
+#   bash scripts/large-scale.sh executors  # the leading trees under each executor, 1-16 MiB
 #   bash scripts/large-scale.sh speed    # leancast-sim's wall time, this build and fc72683's
 #   bash scripts/large-scale.sh dragonfly  # hornet's network against SimGrid's dragonfly (fc72683)
 #   bash scripts/large-scale.sh skew     # one broadcast behind SMPI's barrier (osu) and with sync
@@ -72,6 +73,13 @@ for part in "${parts[@]}"; do
         run "$out/ompi-standin-p$procs.json" 3600 --platform hornet --procs "$procs" \
           --ranks-per-node 24 --algorithms knomial:4@dataflow:0 --sizes "$sizes"
       done ;;
+    executors)
+      build_leancast smpi
+      # auto's evidence has the large sizes under the default executor only (hours at 1024
+      # ranks and up): the trees that lead there under the others, at 256 ranks.
+      run "$out/executors-large-p256.json" 3600 --platform hornet --procs 256 \
+        --ranks-per-node 24 --sizes 1M,16M \
+        --algorithms two-tree:16K,two-tree:16K@dataflow:0,two-tree:16K@dataflow,two-tree@dataflow:0,pipeline-chain:16K@dataflow:0 ;;
     speed)
       # The same cells with leancast-sim as it was before issue 29 (fc72683: one smpirun of
       # all algorithms, paper method, 10 iterations, the full bench copied per rank) and as
@@ -115,7 +123,7 @@ for part in "${parts[@]}"; do
         done
       done ;;
     tables) ;;
-    *) echo "unknown part $part (check, 7330, ompi, speed, tables)" >&2; exit 2 ;;
+    *) echo "unknown part $part (check, 7330, ompi, executors, speed, dragonfly, skew, tables)" >&2; exit 2 ;;
   esac
 done
 python3 scripts/large-scale-summary.py
