@@ -167,12 +167,12 @@ def pruned(previous, sizes, everything, within, any_executor=False):
 
 def tune(build, procs, group, sizes, candidates, emulated, references):
     json_path = path(procs, group, "json")
-    stand_in = [f"{OMPI_STAND_IN}={OMPI}"] if OMPI_STAND_IN in references else []
+    stand_in = ["--stand-in", f"{OMPI_STAND_IN}={OMPI}"] if OMPI_STAND_IN in references else []
     references = [r for r in references if r != OMPI_STAND_IN]
     command = [os.path.join(build, "leancast-tune"), "--sim", "hornet", "--ranks-per-node",
                str(PER_NODE), "--procs", str(procs), "--methods", "sync",
                "--candidates", ",".join(candidates + references), "--reference", ",".join(emulated),
-               *(["--stand-in", stand_in[0]] if stand_in else []),
+               *stand_in,
                "--sizes", ",".join(sizes), "--tie", TIE, "--tie-break", TIE_BREAK,
                "--out", path(procs, group, "rules"),
                "--json", json_path]
@@ -181,12 +181,6 @@ def tune(build, procs, group, sizes, candidates, emulated, references):
         done = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
     if done.returncode != 0:
         sys.exit(f"large-scale-tune: failed, see {path(procs, group, 'log')}")
-
-
-def complete_counts():
-    """The counts whose every group of PLAN is measured: those scripts/large-scale.sh checks."""
-    return [procs for procs, groups in PLAN
-            if all(os.path.exists(path(procs, group, "json")) for group, _, _ in groups)]
 
 
 def ruled_counts():
@@ -204,6 +198,12 @@ def ruled_counts():
                         for group, sizes, _ in groups if measured & set(sizes)):
             ruled[procs] = [group for group, _ in have]
     return ruled
+
+
+def complete_counts():
+    """The counts whose every group of PLAN is measured: those scripts/large-scale.sh checks."""
+    ruled = ruled_counts()
+    return [procs for procs, groups in PLAN if len(ruled.get(procs, [])) == len(groups)]
 
 
 def rules(build):

@@ -149,7 +149,8 @@ class Rules(unittest.TestCase):
 
     def test_the_stamp_names_each_counts_commit(self):
         runs = (both(2, self.TIMES, git_revision="aaaaaaa")
-                + both(8, self.TIMES, git_revision="aaaaaaa") + both(16, self.TIMES, git_revision="bbbbbbb")
+                + both(8, self.TIMES, git_revision="aaaaaaa")
+                + both(16, self.TIMES, git_revision="bbbbbbb")
                 + [bench_run(16, "osu", self.TIMES, git_revision="ccccccc")])
         counts = deciding.group_runs(runs)
         self.assertTrue(exporting.stamp(counts[2].env, counts).startswith(

@@ -257,7 +257,7 @@ def parse_lists(parser, options):
     if not given:
         given = registry_candidates(parser, options)
     EMULATED_REFERENCES.update(r for r in options.reference.split(",") if r)
-    parse_stand_ins(parser, options)
+    parse_stand_ins(parser, options, given)
     # mpi first: it is the baseline every speedup refers to; emulated references are measured
     # like candidates; then each leancast candidate under the other executors asked for.
     base = list(dict.fromkeys([REFERENCE] + [c for c in given if c] + sorted(EMULATED_REFERENCES)
@@ -270,12 +270,6 @@ def parse_lists(parser, options):
     if any(is_reference(c) for c in options.exclude):
         parser.error("--exclude: mpi, smpi:NAME and stand-ins are references, never chosen and "
                      "never excluded")
-    # Measured together they would both veto; files of several counts (--from-json) may have
-    # smpi:NAME at one count and its stand-in at another.
-    for algorithm, name in STAND_INS.items() if not options.from_json else ():
-        if name in options.candidates:
-            parser.error(f"--stand-in {algorithm}={name}: {name} is measured too; measure one "
-                         "or the other")
     if not options.sim and not options.from_json and any(
             c.startswith(SMPI_PREFIX) for c in options.candidates):
         parser.error("smpi:NAME candidates are SMPI's broadcasts: they go with --sim")
@@ -284,8 +278,9 @@ def parse_lists(parser, options):
     check_library_candidates(parser, options)
 
 
-def parse_stand_ins(parser, options):
-    """--stand-in ALGORITHM=smpi:NAME,... (and --from-json: the files' own) into STAND_INS."""
+def parse_stand_ins(parser, options, given):
+    """--stand-in ALGORITHM=smpi:NAME,... (and --from-json: the files' own, where files of
+    several counts may hold smpi:NAME at one and its stand-in at another) into STAND_INS."""
     STAND_INS.update((options.saved or {}).get("stand_ins") or {})
     for item in (i for i in options.stand_in.split(",") if i):
         algorithm, _, name = item.partition("=")
@@ -293,6 +288,8 @@ def parse_stand_ins(parser, options):
                 or is_reference(algorithm) or algorithm in EMULATED_REFERENCES:
             parser.error(f"--stand-in {item}: give ALGORITHM=smpi:NAME, a leancast algorithm "
                          "(not a reference, nor --reference's) in place of SMPI's NAME")
+        if name in given:  # the stand-in is there to spare simulating it
+            parser.error(f"--stand-in {item}: {name} is measured too; measure one or the other")
         STAND_INS[algorithm] = name
     if options.stand_in and not (options.sim or options.from_json):
         parser.error("--stand-in stands in for SMPI's broadcasts: it goes with --sim")
