@@ -106,6 +106,7 @@ class Bench(unittest.TestCase):
         for cell in self.data["results"]:
             self.assertFalse(cell["buffers_rotated"], cell["bytes"])
             self.assertEqual(cell["buffer_count"], 1)
+        self.assertIs(self.data["options"]["memory_bound"], True)
         self.check_memory_bound(self.data)
         self.assertRegex(self.result.stdout, r"memory: memcpy best of 5.* GiB/s")
         self.assertIn("bound us", self.result.stdout)
@@ -144,7 +145,8 @@ class Bench(unittest.TestCase):
     def test_rotate_above_moves_auto_s_threshold(self):
         path = os.path.join(self.dir, "rotate-above.json")
         result = bench("--algorithms", "mpi", "--sizes", "1K,8K", "--rotate-above", "4K",
-                       "--iterations", "2", "--warmup", "1", "--reps", "1", "--json", path)
+                       "--iterations", "2", "--warmup", "1", "--reps", "1", "--no-memory-bound",
+                       "--json", path)
         self.assertEqual(result.returncode, 0, result.stderr)
         with open(path) as f:
             run = json.load(f)
@@ -216,10 +218,11 @@ class Bench(unittest.TestCase):
         self.assertTrue(next(r for r in rows if r.split("`")[1] == fastest).split("|")[2].strip()
                         .startswith("**"))
 
-    def test_osu_method_and_rotating_root(self):
+    def test_osu_method_and_rotating_root_without_the_memory_bound(self):
         path = os.path.join(self.dir, "osu.json")
         result = bench("--method", "osu", "--rotate-root", "--algorithms", "scatter-ring-tuned,mpi",
-                       "--sizes", "64K", "--iterations", "4", "--reps", "2", "--check", "--json", path)
+                       "--sizes", "64K", "--iterations", "4", "--reps", "2", "--check",
+                       "--no-memory-bound", "--json", path)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("latency us", result.stdout)
         with open(path) as f:
@@ -227,6 +230,13 @@ class Bench(unittest.TestCase):
         self.assertEqual(run["method"], "osu")
         self.assertEqual(run["options"]["root"], "rotate")
         self.assertEqual(run["baseline"], "scatter-ring-tuned")  # the default is not in the list
+        # No copy rates measured: no bound, in the JSON or the table.
+        self.assertIs(run["options"]["memory_bound"], False)
+        self.assertNotIn("memory_copy_one_core_bytes_per_second", run)
+        for cell in run["results"]:
+            self.assertNotIn("memory_bound_seconds", cell)
+        self.assertNotIn("memcpy", result.stdout)
+        self.assertNotIn("bound us", result.stdout)
 
     def test_bad_options_fail_on_every_rank_without_hanging(self):
         cases = [

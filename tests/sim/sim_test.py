@@ -36,6 +36,7 @@
    while --method osu (a barrier before each broadcast) gives them different times.
 Usage: sim_test.py LEANCAST_SIM BCAST_CHECK
 """
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -217,28 +218,35 @@ def check_refused(sim, args, expected):
 
 
 def main(sim, bcast_check):
-    check_refused(sim, ["--platform", "cray", "--procs", "4"], "no platform 'cray'")
-    check_refused(sim, ["--platform", "hornet", "--procs", "4", "--ranks-per-node", "25"],
-                  "nodes have 24 cores")
-    check_refused(sim, ["--platform", "hornet", "--procs", "4", "--algorithms", "smpi:nonsense"],
-                  "has no algorithm 'nonsense'")
-    check_refused(sim, ["--platform", "hornet", "--procs", "4", "--algorithms", "ring"],
-                  "unknown algorithm 'ring'")
-    check_refused(sim, ["--platform", "hornet", "--procs", "4", "--core-hosts", "--node-hosts"],
-                  "not allowed with argument")
-    check_refused(sim, ["--platform", "hornet", "--procs", "8", "--ranks-per-node", "1",
-                        "--algorithms", "smpi:ompi_split_bintree", "--sizes", "1M"],
-                  "smpirun failed")
-    for procs in (33, 64):
-        for size in (1000003, procs - 7):
-            check_data(sim, bcast_check, procs, size)
-    check_data(sim, bcast_check, 33, 1000003, ("--node-hosts",))
-    check_shm(sim, bcast_check)
-    check_nodes(sim, bcast_check, (), "on 3 node(s), up to 24 ranks each")
-    check_nodes(sim, bcast_check, ("--core-hosts",), "on 3 node(s), up to 24 ranks each")
-    check_nodes(sim, bcast_check, ("--node-hosts",), "on 3 node(s), up to 24 ranks each")
-    check_nodes(sim, bcast_check, ("--ranks-per-node", "8"), "on 8 node(s), up to 8 ranks each")
-    check_nodes(sim, bcast_check, (), "on 4 node(s), up to 16 ranks each", ranks_per_node=16)
+    checks = [
+        (check_refused, sim, ["--platform", "cray", "--procs", "4"], "no platform 'cray'"),
+        (check_refused, sim, ["--platform", "hornet", "--procs", "4", "--ranks-per-node", "25"],
+         "nodes have 24 cores"),
+        (check_refused, sim, ["--platform", "hornet", "--procs", "4", "--algorithms",
+                              "smpi:nonsense"], "has no algorithm 'nonsense'"),
+        (check_refused, sim, ["--platform", "hornet", "--procs", "4", "--algorithms", "ring"],
+         "unknown algorithm 'ring'"),
+        (check_refused, sim, ["--platform", "hornet", "--procs", "4", "--core-hosts",
+                              "--node-hosts"], "not allowed with argument"),
+        (check_refused, sim, ["--platform", "hornet", "--procs", "8", "--ranks-per-node", "1",
+                              "--algorithms", "smpi:ompi_split_bintree", "--sizes", "1M"],
+         "smpirun failed"),
+        *[(check_data, sim, bcast_check, procs, size)
+          for procs in (33, 64) for size in (1000003, procs - 7)],
+        (check_data, sim, bcast_check, 33, 1000003, ("--node-hosts",)),
+        (check_shm, sim, bcast_check),
+        (check_nodes, sim, bcast_check, (), "on 3 node(s), up to 24 ranks each"),
+        (check_nodes, sim, bcast_check, ("--core-hosts",), "on 3 node(s), up to 24 ranks each"),
+        (check_nodes, sim, bcast_check, ("--node-hosts",), "on 3 node(s), up to 24 ranks each"),
+        (check_nodes, sim, bcast_check, ("--ranks-per-node", "8"),
+         "on 8 node(s), up to 8 ranks each"),
+        (check_nodes, sim, bcast_check, (), "on 4 node(s), up to 16 ranks each", 16),
+    ]
+    # Each is one smpirun, a process on one core: two at a time. A failing one's SystemExit
+    # comes out of result().
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        for future in [pool.submit(*check) for check in checks]:
+            future.result()
     with tempfile.TemporaryDirectory() as tmp:
         algorithms = "scatter-ring,scatter-ring-tuned,smpi:scatter_LR_allgather"
         first, _ = simulate(sim, os.path.join(tmp, "first.json"), algorithms)

@@ -56,8 +56,8 @@ class Commands(unittest.TestCase):
         self.assertEqual(measuring.bench_command(given, 4, "osu", [K, M], "/o.json", 5, None, 1),
                          ["mpirun", "--x", "-n", "4", "/b/leancast-bench", "--algorithms",
                           "mpi,linear", "--sizes", "1024,1048576", "--method", "osu",
-                          "--baseline", "mpi", "--json", "/o.json", "--iterations", "5",
-                          "--warmup", "1"])
+                          "--baseline", "mpi", "--json", "/o.json", "--no-memory-bound",
+                          "--iterations", "5", "--warmup", "1"])
         command = measuring.bench_command(given, 2, "paper", [K], "/o.json", candidates=["mpi"])
         self.assertEqual(command[4:7], ["/b/leancast-bench", "--algorithms", "mpi"])
         self.assertNotIn("--iterations", command)

@@ -1,9 +1,9 @@
 // What leancast-job-bench, leancast-packing-bench and leancast-overlap-bench share: the
 // bytes a root broadcasts (a pattern that differs per position and per call, so a stale or
-// shifted byte shows), the median of samples, and option handling.
+// shifted byte shows), the median of samples, and option checks (parse_options, in
+// parse_options.hpp, apart: CLI11 costs seconds of compiling in every file that includes it).
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -46,17 +46,6 @@ inline std::vector<std::string> split_list(const std::string& text) {
     if (!part.empty()) parts.push_back(part);
   }
   return parts;
-}
-
-// Parses the options (the same on every rank); rank 0 alone prints the help or the error.
-// -1: go on; otherwise the exit status.
-inline int parse_options(CLI::App& app, int argc, char** argv, int rank) {
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
-  }
-  return -1;
 }
 
 // The end of a tool's option checks: a bad option is reported by rank 0 and exits 2 on

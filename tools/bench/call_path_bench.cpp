@@ -29,6 +29,7 @@
 #include <leancast/leancast.hpp>
 
 #include "bench_support.hpp"
+#include "parse_options.hpp"
 #include "environment.hpp"
 #include "mpi/base/process_settings.hpp"
 #include "mpi/base/usage_log.hpp"

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bench_support.hpp"
+#include "parse_options.hpp"
 
 namespace {
 

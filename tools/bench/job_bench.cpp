@@ -24,6 +24,7 @@
 #include <leancast/leancast.hpp>
 
 #include "bench_support.hpp"
+#include "parse_options.hpp"
 #include "environment.hpp"
 #include "schedule/byte_size.hpp"
 

@@ -69,11 +69,7 @@ int run_bench(const Options& options, int rank, int procs) {
   std::shared_ptr<const leancast::NodeMap> nodes;
   leancast::node_map(MPI_COMM_WORLD, nodes);
   BenchRun run{options, procs, nodes, describe_environment(MPI_COMM_WORLD), {}, 0, {}};
-#ifdef LEANCAST_SMPI
-  run.memory = probe_memory(MPI_COMM_WORLD, false);  // simulated time: no copy rates
-#else
-  run.memory = probe_memory(MPI_COMM_WORLD, true);
-#endif
+  run.memory = probe_memory(MPI_COMM_WORLD, options.memory_bound);
   const std::size_t algorithms = options.algorithms.size(), sizes = options.sizes.size();
   std::vector<Broadcaster> broadcasters;
   for (const std::string& name : options.algorithms) {

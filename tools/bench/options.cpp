@@ -1,7 +1,5 @@
 #include "options.hpp"
 
-#include "measure.hpp"
-
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
@@ -113,6 +111,10 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
                  "with --rotate-buffers auto: rotate sizes above this (e.g. 4M; default: the "
                  "last-level cache)");
   app.add_flag("--check", o.check, "verify the data after every timed broadcast (slower)");
+  bool no_memory_bound = false;
+  app.add_flag("--no-memory-bound", no_memory_bound,
+               "do not measure the node's copy rates (seconds of copying GiBs above the cache) "
+               "and so print no memory bound: for runs that compare times only");
   app.add_flag("--shared-buffer", o.shared_buffer,
                "SMPI only: all simulated ranks share one buffer (SMPI_SHARED_MALLOC), so that "
                "thousands of ranks fit in memory; the data is then not checked");
@@ -134,6 +136,7 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
     return failure(e.what());
   }
 
+  o.memory_bound = !no_memory_bound;
   o.method = method == "osu"    ? Method::osu
              : method == "sync" ? Method::sync
                                 : Method::paper;
@@ -154,6 +157,7 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
 #else
   // A simulation has no cache to escape: rotating would only multiply the memory it needs.
   if (o.rotate_buffers == Rotation::automatic) o.rotate_buffers = Rotation::off;
+  o.memory_bound = false;  // nor copy rates to measure: simulated time is communication only
 #endif
   if (o.shared_buffer && o.check) return failure("--check cannot check a shared buffer");
   for (const std::string& name : split(algorithms, ',')) {

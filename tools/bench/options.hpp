@@ -27,6 +27,7 @@ struct Options {
   Rotation rotate_buffers = Rotation::automatic;
   std::uint64_t rotate_above = 0;  // auto rotates sizes above this (0: the last-level cache)
   bool check = false;
+  bool memory_bound = true;  // measure the node's copy rates first (--no-memory-bound: not)
   bool shared_buffer = false;  // SMPI: one buffer for all simulated ranks, data unchecked
   bool shared_buffer_chosen = false;  // ... because the ranks' own would not fit (not asked)
   bool quiet = false;

@@ -25,6 +25,7 @@
 #include <sstream>
 
 #include "bench_support.hpp"
+#include "parse_options.hpp"
 #include "environment.hpp"
 #include "schedule/byte_size.hpp"
 

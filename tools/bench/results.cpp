@@ -204,6 +204,7 @@ nlohmann::ordered_json to_json(const BenchRun& run) {
         {"reps", o.reps},
         {"root", o.rotate_root ? nlohmann::ordered_json("rotate") : nlohmann::ordered_json(o.root)},
         {"check", o.check},
+        {"memory_bound", o.memory_bound},
         {"rotate_buffers", rotation_name(o.rotate_buffers)},
         {"rotate_above", o.rotate_above},
         {"shared_buffer", o.shared_buffer},

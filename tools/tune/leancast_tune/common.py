@@ -63,7 +63,7 @@ def reference_text(name):
 def shown(text):
     """How a record shows an argument: paths inside the current directory (the repository's
     root, where the scripts run) relative to it, the temporary folder as $TMPDIR, so that a
-    record means the same on every machine."""
+    record means the same on every machine. leancast-sim's records too (it imports this)."""
     text = str(text).replace(os.getcwd() + os.sep, "")
     # Only the temporary folders a run makes (tempfile's tmp*, the tools' leancast-*), not a
     # checkout or build that happens to lie in the temporary folder.

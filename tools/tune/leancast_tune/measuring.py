@@ -109,7 +109,10 @@ def bench_command(options, procs, method, sizes, out, iterations=None, reps=None
     bench = find_tool("leancast-bench", options.bench)
     if not bench:
         sys.exit("leancast-tune: no leancast-bench (--bench PATH)")
-    command = shlex.split(options.launcher.replace("{procs}", str(procs))) + [bench] + common
+    # The tuner ranks by time alone: no copy rates measured for a memory bound (each launch
+    # would copy GiBs first, two seconds of the launch on a 2-core machine).
+    command = shlex.split(options.launcher.replace("{procs}", str(procs))) + [bench] + common \
+        + ["--no-memory-bound"]
     for flag, value in (("--iterations", iterations), ("--reps", reps), ("--warmup", warmup)):
         if value is not None:
             command += [flag, str(value)]
