@@ -17,6 +17,11 @@ ALGORITHMS = ["linear", "binomial", "hypercube", "scatter-doubling", "scatter-ri
               "circulant:3", "node-aware:pipeline-chain:4K/binomial", "auto", "mpi"]
 
 
+# What does not depend on the process count (option parsing, the report, where rotation
+# starts) is checked in the P = 2 run only.
+once = unittest.skipUnless(PROCS == "2", "independent of the process count: checked at P = 2")
+
+
 def bench(*args, procs=PROCS, timeout=240):
     command = ["timeout", str(timeout), *LAUNCHER, "-n", str(procs), BENCH, *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout + 30)
@@ -142,6 +147,7 @@ class Bench(unittest.TestCase):
         self.assertEqual((cells[llc + 64]["buffers_rotated"], cells[llc + 64]["buffer_count"]),
                          (True, 2))
 
+    @once
     def test_rotate_above_moves_auto_s_threshold(self):
         path = os.path.join(self.dir, "rotate-above.json")
         result = bench("--algorithms", "mpi", "--sizes", "1K,8K", "--rotate-above", "4K",
@@ -157,6 +163,7 @@ class Bench(unittest.TestCase):
         self.assertNotEqual(bad.returncode, 0)
         self.assertIn("--rotate-above", bad.stdout + bad.stderr)
 
+    @once
     def test_report_plots_time_over_the_memory_bound_where_the_json_has_it(self):
         out = os.path.join(self.dir, "report-bound")
         result = subprocess.run([REPORT, self.rotated_path, "--out-dir", out], capture_output=True,
@@ -192,6 +199,7 @@ class Bench(unittest.TestCase):
         self.assertTrue(rows[0].startswith("method,procs,algorithm,bytes,rep"))
         self.assertEqual(len(rows) - 1, len(ALGORITHMS) * 3 * 2)
 
+    @once
     def test_report_writes_pngs(self):
         out = os.path.join(self.dir, "report")
         result = subprocess.run([REPORT, self.json_path, "--out-dir", out], capture_output=True,
@@ -203,6 +211,7 @@ class Bench(unittest.TestCase):
         with open(os.path.join(out, f"p{PROCS}-bandwidth.png"), "rb") as f:
             self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
+    @once
     def test_report_matrix_has_a_row_per_algorithm_and_marks_the_fastest(self):
         result = subprocess.run([REPORT, self.json_path, "--matrix", "4096,100003"],
                                 capture_output=True, text=True, timeout=120)
@@ -238,6 +247,7 @@ class Bench(unittest.TestCase):
         self.assertNotIn("memcpy", result.stdout)
         self.assertNotIn("bound us", result.stdout)
 
+    @once
     def test_bad_options_fail_on_every_rank_without_hanging(self):
         cases = [
             (["--algorithms", "ring"], "unknown algorithm"),
