@@ -9,9 +9,11 @@
 #   real-openmpi  real Open MPI on this machine, 2 ranks on 2 cores     (library=openmpi, P = 2)
 #   real-mpich    real MPICH on this machine, 2 ranks on 2 cores        (library=mpich, P = 2)
 #   real16-openmpi  real Open MPI on a 16-core node, P = 4, 8, 16: the device's campaign1
-#                 (../shared/device/README.md; raw JSON in docs/benchmarks/real-16core/)
-#                                                                   (library=openmpi, P = 3-16)
-#   real16-mpich  the same, MPICH, P = 16                           (library=mpich, P = 12-16)
+#                 (../shared/device/README.md) and, for the osu method at P = 4 and 8,
+#                 scripts/within-node-16core.sh's default-configuration runs; raw JSON in
+#                 docs/benchmarks/real-16core/                     (library=openmpi, P = 3-16)
+#   real16-mpich  the same, MPICH (campaign1 at P = 16; the within-node runs, osu, at 4 and 8)
+#                                                                   (library=mpich, P = 3-16)
 #   node          one-node model (docs/one-node-model.md), P = 8, 16, 24    (P = 6-24 on one node)
 #   nodes         the same nodes of 24 on hornet's network, P = 33, 64, 129  (P = 25-181, ppn 12-48)
 #   ppn1          hornet's network, one rank per node, P = 16, 64        (P = 8-91, ppn = 1)
@@ -71,7 +73,7 @@ declare -A rules=(
   [real-openmpi]="--procs-cover 2-2 --tie 0.15"
   [real-mpich]="--procs-cover 2-2 --tie 0.15"
   [real16-openmpi]="--procs-cover 3-16 --tie 0.15 --exclude auto"
-  [real16-mpich]="--procs-cover 12-16 --tie 0.15 --exclude auto"
+  [real16-mpich]="--procs-cover 3-16 --tie 0.15 --exclude auto"
   [node]="--procs-cover 6-24 --tie 0.1 --library any --exclude linear --reference $mpich_flat"
   [nodes]="--procs-cover 25-181 --ppn 12-48 --tie 0.1 --library any --reference $mpich_smp"
   [ppn1]="--procs-cover 8-91 --ppn 1 --tie 0.1 --library any --reference $mpich_flat"
@@ -96,12 +98,15 @@ measure() {
   esac
 }
 # The 16-core sections' leancast-tune input: the device's leancast-bench files (paper and
-# osu, the library's default broadcast as mpi), wrapped by the device's bench-to-tune.py.
+# osu, the library's default broadcast as mpi), wrapped by the device's bench-to-tune.py:
+# campaign1 (every algorithm), and the within-node runs' default configuration where campaign1
+# has no run of that count and method (osu at P = 4 and 8). A count and method comes from one
+# run only: the tuner keeps the last cell it reads, and ratios must stay within one run.
 device_runs() {
-  local lib=${1#real16-} tag dir=docs/benchmarks/real-16core/campaign1
+  local lib=${1#real16-} tag dir=docs/benchmarks/real-16core
   [[ $lib == openmpi ]] && tag=ompi || tag=mpich
-  python3 "$LEANCAST_ROOT/../shared/device/bench-to-tune.py" "$dir/$tag"-p*-*.json \
-    "$dir/$tag"-osu-p*-*.json > "$2"
+  python3 "$LEANCAST_ROOT/../shared/device/bench-to-tune.py" "$dir/campaign1/$tag"-p*-*.json \
+    "$dir/campaign1/$tag"-osu-p*-*.json "$dir/within16/$tag"-p[48]-default-*.json > "$2"
 }
 
 for section in "${sections[@]}"; do

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Tabulates the 16-core machine's campaigns (../shared/device/README.md; raw JSON in
-docs/benchmarks/real-16core/) as Markdown: per library, process count and timing method,
-leancast's best within-node broadcast (shm or cma) against MPI_Bcast and its time against the
-node's memory bound; auto as the bundle's table chose; then Open MPI's other configurations
-(campaign2: coll_tuned's pipeline with 128 KiB segments, coll sm, coll adapt), each beside the
-same leancast algorithms in one run. Ratios: MPI_Bcast's time over leancast's, median of the
+"""Tabulates the 16-core machine's runs (raw JSON in docs/benchmarks/real-16core/) as Markdown:
+campaign1 (../shared/device/README.md): per library, process count and timing method, leancast's
+best within-node broadcast (shm or cma) against MPI_Bcast, its time against the node's memory
+bound, and auto as the bundle's table chose; then scripts/within-node-16core.sh's runs (within16/,
+within16b/): every configuration of both libraries beside shm, cma and auto, 64 B - 64 MiB,
+rotated above 4 MiB, osu method. Ratios: MPI_Bcast's time over leancast's, median of the
 per-repetition ratios (> 1: leancast faster). Usage: real-16core-summary.py DIR > DIR/summary.md"""
 import glob
 import importlib.util
@@ -16,10 +16,6 @@ spec = importlib.util.spec_from_file_location(
 within = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(within)
 fmt, ratio, size_text = within.fmt, within.ratio, within.size_text
-
-FORCED = (("tuned3seg128k", "tuned 3 (pipeline, 128K segments)"), ("collsm", "coll sm"),
-          ("adapt", "adapt"))
-
 
 def merged(pattern):
     """One job's three size classes (small, mid, large) as one table of cells."""
@@ -63,42 +59,52 @@ def default_table(directory, tag, procs, method):
     return lines + [""]
 
 
-def forced_table(directory, procs):
-    """Open MPI's configurations: each file's mpi is the forced one, shm beside it."""
-    runs = [("default", merged(os.path.join(directory, "campaign1", f"ompi-p{procs}-*.json")))]
-    runs += [(label, merged(os.path.join(directory, "campaign2", f"ompi-{name}-p{procs}-*.json")))
-             for name, label in FORCED]
-    runs = [(label, job) for label, job in runs if job]
-    if len(runs) < 2:
+WITHIN16 = (("default", "default"), ("sm", "coll sm"),
+            ("tuned-3-seg128k", "tuned 3 (pipeline, 128K segments)"), ("adapt", "adapt"),
+            ("release_gather", "release_gather"))
+
+
+def within16_table(directory, run, tag, procs):
+    """scripts/within-node-16core.sh's configurations at one count, as within-node-summary's table."""
+    jobs = [(label, merged(os.path.join(directory, run, f"{tag}-p{procs}-{name}-*.json")))
+            for name, label in WITHIN16]
+    jobs = [(label, job) for label, job in jobs if job]
+    if not jobs or jobs[0][0] != "default":
         return []
-    sizes = sorted({s for _, s in runs[0][1][1]})
-    lines = [f"### Open MPI P = {procs}, paper: each configuration's MPI_Bcast / shm in its run", "",
-             "| bytes | " + " | ".join(label for label, _ in runs) + " | fastest configuration |",
-             "|---|" + "---|" * (len(runs) + 1)]
-    for size in sizes:
-        values = [ratio(job[1], "mpi", "shm", size) for _, job in runs]
-        present = [v for v in values if v is not None]
-        lines.append(f"| {size_text(size)} | " + " | ".join(fmt(v) for v in values) +
-                     f" | **{fmt(min(present) if present else None)}** |")
-    return lines + [""]
+    library = "Open MPI" if tag == "ompi" else "MPICH"
+    lines = within.table(f"{library} P = {procs}, osu, every configuration ({run}/)", jobs[0][1],
+                         [(label, job[1]) for label, job in jobs])
+    return ["#" + lines[0]] + lines[1:]  # a level below this page's sections
 
 
 def main():
     directory = sys.argv[1]
     out = ["# leancast on a 16-core node (scripts/real-16core-summary.py)", "",
-           "From the device's campaign1 and campaign2 (../shared/device/README.md), run as "
-           "`bash .devcarry/bench.sh campaign1` and `... campaign2`; each table's runs timed "
-           "every algorithm interleaved, so its ratios are side by side. time / bound: "
+           "From the device's campaign1 (../shared/device/README.md), run as "
+           "`bash .devcarry/bench.sh campaign1`, and `bash scripts/within-node-16core.sh`; each "
+           "table's runs timed every algorithm interleaved, so its ratios are side by side. "
+           "time / bound: "
            "leancast's best over max(n / one core's copy rate, (P - 1) n / all cores' copy "
-           "rate); below the last-level cache (300 MiB here, so every size) buffers are not "
-           "rotated and the time can beat the memory bound.", "",
+           "rate). campaign1 rotates no buffer (the last-level cache is 300 MiB), so its "
+           "times can beat the bound; the within-node runs rotate from 16 MiB. The bound's "
+           "copy rates are memcpy's (each byte read and written through memory), while shm's "
+           "readers read the slot from the cache, so even rotated, time / bound can be below 1.", "",
            "## leancast's best against MPI_Bcast", ""]
     for tag, procs, method in (("ompi", 16, "paper"), ("ompi", 16, "osu"), ("mpich", 16, "paper"),
                                ("mpich", 16, "osu"), ("ompi", 8, "paper"), ("ompi", 4, "paper")):
         out += default_table(directory, tag, procs, method)
-    out += ["## Open MPI's configurations against shm", ""]
-    for procs in (16, 8):
-        out += forced_table(directory, procs)
+    # within16/: P = 16, 8, 4 (and what P = 2 had time for); within16b/: P = 2, then 16 again
+    runs = [run for run in ("within16", "within16b") if os.path.isdir(os.path.join(directory, run))]
+    if runs:
+        out += ["## Every configuration, rotated above 4 MiB (scripts/within-node-16core.sh)", "",
+                "MPI_Bcast / leancast's best (shm or cma) under each configuration of the library "
+                "within its own run; fastest config: the smallest of those. Two runs, one after "
+                "the other: within16/ (P = 16, 8, 4, and P = 2 until its deadline) and "
+                "within16b/ (P = 2, then P = 16 again).", ""]
+        for procs in (16, 8, 4, 2):
+            for run in runs:
+                for tag in ("ompi", "mpich"):
+                    out += within16_table(directory, run, tag, procs)
     print("\n".join(out))
 
 

@@ -70,25 +70,24 @@ def configuration(name):
             "vader-cma-paper": "vader CMA (paper)", "sm": "coll sm"}.get(name, name)
 
 
-def section(directory, library):
-    default = os.path.join(directory, f"{library}-p2-default.json")
-    if not os.path.exists(default):
-        return []
-    run, cells, bounds = load(default)
-    runs = []
-    for path in sorted(glob.glob(os.path.join(directory, f"{library}-p2-*.json"))):
-        name = os.path.basename(path)[len(f"{library}-p2-"):-len(".json")]
-        runs.append((configuration(name), load(path)[1]))
+def table(title, default, runs, peer="coll sm"):
+    """Per size: leancast's best in DEFAULT (run, cells, bounds), its time against the memory
+    bound, MPI_Bcast / leancast's best in each of RUNS ((label, cells) pairs, each ratio within
+    its own run), the smallest of those, and auto against MPI_Bcast in PEER's run (else the
+    default's)."""
+    run, cells, bounds = default
     env = run["environment"]
-    lines = [f"## {library} P = 2", "",
+    lines = [f"## {title}", "",
              f"{env['mpi_library'].split(',')[0]}, {env['cores']} cores ({env['cpu_model']}), "
-             f"git {env['git_revision']}, {env['date']}; memory copy one core "
-             f"{run.get('memory_copy_one_core_bytes_per_second', 0) / 2**30:.1f} GiB/s, both ranks "
+             f"git {env['git_revision']}, {env['date']}; last-level cache "
+             f"{run.get('last_level_cache_bytes', 0) >> 20} MiB; memory copy one core "
+             f"{run.get('memory_copy_one_core_bytes_per_second', 0) / 2**30:.1f} GiB/s, all "
+             f"{run.get('memory_copy_ranks', '?')} ranks at once "
              f"{run.get('memory_copy_all_cores_bytes_per_second', 0) / 2**30:.1f} GiB/s.", ""]
     header = ["bytes", "best", "µs", "rotated", "time / bound"]
-    header += [label for label, _ in runs] + ["fastest config", "auto vs MPI_Bcast (sm or default)"]
+    header += [label for label, _ in runs] + ["fastest config", f"auto vs MPI_Bcast ({peer} or default)"]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    sm = dict(runs).get("coll sm") or cells
+    against = dict(runs).get(peer) or cells
     for size in sorted({s for _, s in cells}):
         b = best(cells, size)
         bound, rotated = bounds[(b, size)]
@@ -96,16 +95,27 @@ def section(directory, library):
         row = [size_text(size), b, f"{t * 1e6:.1f}", "yes" if rotated else "no",
                fmt(t / bound if bound else None)]
         ratios = []
-        for _, peer in runs:
-            r = ratio(peer, "mpi", best(peer, size), size) if best(peer, size) else None
+        for _, peer_cells in runs:
+            r = ratio(peer_cells, "mpi", best(peer_cells, size), size) if best(peer_cells, size) else None
             ratios.append(r)
             row.append(fmt(r))
         present = [r for r in ratios if r is not None]
         row.append(f"**{fmt(min(present) if present else None)}**")
-        row.append(fmt(ratio(sm, "mpi", "auto", size)))
+        row.append(fmt(ratio(against, "mpi", "auto", size)))
         lines.append("| " + " | ".join(row) + " |")
     lines.append("")
     return lines
+
+
+def section(directory, library):
+    default = os.path.join(directory, f"{library}-p2-default.json")
+    if not os.path.exists(default):
+        return []
+    runs = []
+    for path in sorted(glob.glob(os.path.join(directory, f"{library}-p2-*.json"))):
+        name = os.path.basename(path)[len(f"{library}-p2-"):-len(".json")]
+        runs.append((configuration(name), load(path)[1]))
+    return table(f"{library} P = 2", load(default), runs)
 
 
 def deferral(directory, library, procs):

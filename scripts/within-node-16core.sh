@@ -1,0 +1,51 @@
+#!/bin/bash
+# within-node-16core.sh: scripts/within-node-measure.sh's comparison on the device's 16-core node
+# (issue 28): leancast's within-node broadcasts (shm, cma, auto) beside MPI_Bcast under each of
+# the library's configurations (Open MPI: default, coll sm, coll_tuned's pipeline; MPICH:
+# default, release_gather), P = 16, 8, 4, then 2; osu method; 64 B - 64 MiB, buffers rotated
+# beyond the last-level cache above 4 MiB, the node's memory bound beside each cell.
+# Run on the device from the checkout that carries .devcarry (../shared/device/README.md):
+#   bash scripts/within-node-16core.sh        # DEADLINE (s, default 570), PS ("16 8 4 2"), OUT
+# Per job TAG.json and TAG.log under /tmp/lcres/within16, packed into $OUT/within16.tar.gz; the log
+# to $OUT/within16.log. Tags: LIB-pP-CONFIG-CLASS, CLASS small (64 B - 4 MiB) or large (16 and
+# 64 MiB, rotated); scripts/real-16core-summary.py tabulates them (into docs/benchmarks/real-16core/within16/).
+HERE=$(cd "$(dirname "$0")/../.devcarry" && pwd) || exit 2
+OUT=${OUT:-/tmp/out}; R=/tmp/lcres/within16
+rm -rf "$R"; mkdir -p "$R" "$OUT"
+T0=$(date +%s); DEADLINE=${DEADLINE:-570}
+PS=${PS:-16 8 4 2}
+source "$HERE/lib.sh"
+pack() {  # lib.sh's, under this script's own archive name
+  tar -czf "$OUT/.within16.tar.gz" -C /tmp/lcres within16 2>/dev/null && mv -f "$OUT/.within16.tar.gz" "$OUT/within16.tar.gz"
+}
+
+MINE=auto,shm:8K,shm:16K,shm,cma,mpi   # shm: 64 KiB segments
+SMALL="--sizes 64,1K,4K,16K,64K,256K,1M,4M --iterations 100 --warmup 5 --reps 5"
+LARGE="--sizes 16M,64M --iterations 5 --warmup 1 --reps 5 --rotate-above 4M"
+config() {  # config LIB P NAME [LAUNCHER OPTIONS...]: the two classes of one configuration
+  local lib=$1 p=$2 name=$3; shift 3
+  job "$lib-p$p-$name-small" "$lib" "$p" "$MINE" "$SMALL --method osu --baseline mpi" "$@"
+  job "$lib-p$p-$name-large" "$lib" "$p" "$MINE" "$LARGE --method osu --baseline mpi" "$@"
+}
+
+plan() {
+  facts_machine >/dev/null
+  bash "$HERE/setup.sh" && source "$HERE/env.sh" || { echo "setup failed"; return 3; }
+  facts_mpi >/dev/null
+  echo "== within16: PS=\"$PS\" DEADLINE=${DEADLINE}s $(nproc) cores; algorithms $MINE"
+  local p
+  for p in $PS; do  # by importance; adapt was never Open MPI's fastest here (campaign2)
+    config ompi "$p" default
+    config ompi "$p" sm --mca coll_sm_priority 100
+    config mpich "$p" default
+    config mpich "$p" release_gather -genv MPIR_CVAR_BCAST_POSIX_INTRA_ALGORITHM release_gather
+    config ompi "$p" tuned-3-seg128k --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm 3 \
+      --mca coll_tuned_bcast_algorithm_segmentsize 131072
+  done
+  echo "== end t=$(elapsed)s (deadline ${DEADLINE}s); $(ls "$R"/*.json 2>/dev/null | wc -l) JSON files"
+}
+
+plan 2>&1 | tee "$OUT/within16.log"
+rc=${PIPESTATUS[0]}
+cp "$OUT/within16.log" "$R/"; pack
+exit "$rc"
