@@ -31,10 +31,13 @@
 # Usage: scripts/auto-table.sh [SECTION...]   (default: all, then the table is assembled)
 #        scripts/auto-table.sh rules          (no measuring: rules again from the JSONs)
 #        scripts/auto-table.sh assemble       (only the table, from the sections' rules files)
+#        LEANCAST_TUNE=PATH scripts/auto-table.sh check   (the test tune.auto_rules: every
+#            section but large derives from its JSON the rules its .rules file has, and
+#            data/auto.rules is the sections' files together; nothing is built or written)
 # Real sections want an otherwise idle machine.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
-"$LEANCAST_ROOT/scripts/install-deps.sh"
+[[ ${1:-} == check ]] || "$LEANCAST_ROOT/scripts/install-deps.sh"
 cd "$LEANCAST_ROOT"  # records name paths relative to here
 out=docs/tuning
 mkdir -p "$out"
@@ -109,6 +112,59 @@ device_runs() {
     "$dir/campaign1/$tag"-osu-p*-*.json "$dir/within16/$tag"-p[48]-default-*.json > "$2"
 }
 
+# derive NAME DIR TUNE: the section's rules from its JSON (the real16 ones from the device's
+# files), by the leancast-tune TUNE, into DIR/NAME.rules.
+derive() {
+  local name=$1 dir=$2 tune=$3 json=$out/$1.json tmp=
+  if [[ $name == real16-* ]]; then
+    # A fixed name, so that the rules' header reads the same on every run.
+    tmp=${TMPDIR:-/tmp}/leancast-auto-table-$$
+    [[ $dir == "$out" ]] && tmp=${TMPDIR:-/tmp}/leancast-auto-table
+    mkdir -p "$tmp"
+    json=$tmp/$name.json
+    device_runs "$name" "$json"
+  fi
+  # shellcheck disable=SC2086
+  "$tune" --from-json "$json" ${rules[$name]} --out "$dir/$name.rules" > /dev/null
+  [[ -z $tmp ]] || rm -rf "$tmp"
+}
+assembled() {  # data/auto.rules: the sections' rules files in the table's order
+  echo "# leancast's auto: which algorithm a broadcast runs, by process count (procs), ranks on"
+  echo "# the most populated node (ppn), size in bytes and, for real measurements, the MPI"
+  echo "# library (library=); the first rule that applies wins. Where none applies, auto runs"
+  echo "# the MPI library's own MPI_Bcast (mpi): leancast leaves the library's broadcast only"
+  echo "# where a measurement says a leancast algorithm is faster there. Made by"
+  echo "# scripts/auto-table.sh from the measurements in docs/tuning/ (docs/auto.md); each"
+  echo "# section's header says where its evidence comes from."
+  for section in "${all[@]}"; do
+    echo
+    cat "$out/$section.rules"
+  done
+}
+
+if [[ ${sections[0]} == check ]]; then
+  check=$(mktemp -d)
+  trap 'rm -rf "$check"' EXIT
+  failed=0
+  for name in "${all[@]}"; do
+    [[ $name == large ]] && continue  # simulated anew by the test smpi.auto_table
+    derive "$name" "$check" "${LEANCAST_TUNE:?LEANCAST_TUNE=path of leancast-tune}"
+    if ! diff <(grep -v '^#' "$out/$name.rules") <(grep -v '^#' "$check/$name.rules") > "$check/diff"; then
+      echo "FAILED: $out/$name.rules is not what its JSON gives (< the file, > derived now):"
+      cat "$check/diff"
+      failed=1
+    else
+      echo "ok: $out/$name.rules follows from its JSON ($(grep -vc '^#' "$out/$name.rules") rules)"
+    fi
+  done
+  if ! diff <(assembled) data/auto.rules > "$check/diff"; then
+    echo "FAILED: data/auto.rules is not docs/tuning's rules files together (scripts/auto-table.sh assemble):"
+    head -20 "$check/diff"
+    failed=1
+  fi
+  exit "$failed"
+fi
+
 for section in "${sections[@]}"; do
   [[ $section == assemble ]] && continue
   if [[ $section == rules ]]; then  # re-derive every section's rules from its JSON
@@ -118,18 +174,7 @@ for section in "${sections[@]}"; do
         python3 scripts/large-scale-tune.py --rules
         continue
       fi
-      json=$out/$name.json tmp=
-      if [[ $name == real16-* ]]; then
-        # A fixed name, so that the rules' header reads the same on every run.
-        tmp=${TMPDIR:-/tmp}/leancast-auto-table
-        mkdir -p "$tmp"
-        json=$tmp/$name.json
-        device_runs "$name" "$json"
-      fi
-      # shellcheck disable=SC2086
-      "$LEANCAST_ROOT/build/${flavor[$name]}/leancast-tune" --from-json "$json" \
-        ${rules[$name]} --out "$out/$name.rules" > /dev/null
-      [[ -z $tmp ]] || rm -rf "$tmp"
+      derive "$name" "$out" "$LEANCAST_ROOT/build/${flavor[$name]}/leancast-tune"
     done
     continue
   fi
@@ -148,18 +193,6 @@ done
 
 if ((${#sections[@]} == ${#all[@]})) || [[ " ${sections[*]} " == *" rules "* ]] ||
    [[ " ${sections[*]} " == *" assemble "* ]]; then
-  {
-    echo "# leancast's auto: which algorithm a broadcast runs, by process count (procs), ranks on"
-    echo "# the most populated node (ppn), size in bytes and, for real measurements, the MPI"
-    echo "# library (library=); the first rule that applies wins. Where none applies, auto runs"
-    echo "# the MPI library's own MPI_Bcast (mpi): leancast leaves the library's broadcast only"
-    echo "# where a measurement says a leancast algorithm is faster there. Made by"
-    echo "# scripts/auto-table.sh from the measurements in docs/tuning/ (docs/auto.md); each"
-    echo "# section's header says where its evidence comes from."
-    for section in "${all[@]}"; do
-      echo
-      cat "$out/$section.rules"
-    done
-  } > "$LEANCAST_ROOT/data/auto.rules"
+  assembled > "$LEANCAST_ROOT/data/auto.rules"
   echo "wrote data/auto.rules"
 fi
