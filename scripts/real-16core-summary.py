@@ -30,23 +30,13 @@ def merged(pattern):
     return run, cells, bounds
 
 
-def stamp(run):
-    env = run["environment"]
-    return (f"{env['mpi_library'].split(',')[0]}, {env['cores']} cores ({env['cpu_model']}), "
-            f"leancast {env['git_revision']}, {env['date']}; last-level cache "
-            f"{run.get('last_level_cache_bytes', 0) >> 20} MiB; memory copy one core "
-            f"{run.get('memory_copy_one_core_bytes_per_second', 0) / 2**30:.1f} GiB/s, all "
-            f"{run.get('memory_copy_ranks', '?')} ranks at once "
-            f"{run.get('memory_copy_all_cores_bytes_per_second', 0) / 2**30:.1f} GiB/s")
-
-
 def default_table(directory, tag, procs, method):
     job = merged(os.path.join(directory, "campaign1", f"{tag}{'-osu' if method == 'osu' else ''}"
                                                       f"-p{procs}-*.json"))
     if not job:
         return []
     run, cells, bounds = job
-    lines = [f"### {tag} P = {procs}, {method}", "", stamp(run) + ".", "",
+    lines = [f"### {tag} P = {procs}, {method}", "", within.stamp(run) + ".", "",
              "| bytes | best | µs | rotated | time / bound | MPI_Bcast / best | MPI_Bcast / auto (bundle's table) |",
              "|---|---|---|---|---|---|---|"]
     for size in sorted({s for _, s in cells}):

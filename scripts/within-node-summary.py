@@ -70,20 +70,24 @@ def configuration(name):
             "vader-cma-paper": "vader CMA (paper)", "sm": "coll sm"}.get(name, name)
 
 
+def stamp(run):
+    """The library, the machine, the commit, the date, the cache and the copy rates of a run."""
+    env = run["environment"]
+    return (f"{env['mpi_library'].split(',')[0]}, {env['cores']} cores ({env['cpu_model']}), "
+            f"git {env['git_revision']}, {env['date']}; last-level cache "
+            f"{run.get('last_level_cache_bytes', 0) >> 20} MiB; memory copy one core "
+            f"{run.get('memory_copy_one_core_bytes_per_second', 0) / 2**30:.1f} GiB/s, all "
+            f"{run.get('memory_copy_ranks', '?')} ranks at once "
+            f"{run.get('memory_copy_all_cores_bytes_per_second', 0) / 2**30:.1f} GiB/s")
+
+
 def table(title, default, runs, peer="coll sm"):
     """Per size: leancast's best in DEFAULT (run, cells, bounds), its time against the memory
     bound, MPI_Bcast / leancast's best in each of RUNS ((label, cells) pairs, each ratio within
     its own run), the smallest of those, and auto against MPI_Bcast in PEER's run (else the
     default's)."""
     run, cells, bounds = default
-    env = run["environment"]
-    lines = [f"## {title}", "",
-             f"{env['mpi_library'].split(',')[0]}, {env['cores']} cores ({env['cpu_model']}), "
-             f"git {env['git_revision']}, {env['date']}; last-level cache "
-             f"{run.get('last_level_cache_bytes', 0) >> 20} MiB; memory copy one core "
-             f"{run.get('memory_copy_one_core_bytes_per_second', 0) / 2**30:.1f} GiB/s, all "
-             f"{run.get('memory_copy_ranks', '?')} ranks at once "
-             f"{run.get('memory_copy_all_cores_bytes_per_second', 0) / 2**30:.1f} GiB/s.", ""]
+    lines = [f"## {title}", "", stamp(run) + ".", ""]
     header = ["bytes", "best", "µs", "rotated", "time / bound"]
     header += [label for label, _ in runs] + ["fastest config", f"auto vs MPI_Bcast ({peer} or default)"]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
