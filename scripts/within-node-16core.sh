@@ -9,6 +9,9 @@
 # Per job TAG.json and TAG.log under /tmp/lcres/within16, packed into $OUT/within16.tar.gz; the log
 # to $OUT/within16.log. Tags: LIB-pP-CONFIG-CLASS, CLASS small (64 B - 4 MiB) or large (16 and
 # 64 MiB, rotated); scripts/real-16core-summary.py tabulates them (into docs/benchmarks/real-16core/within16/).
+# The device takes at most 64 MiB of working tree: with the bundle (23 MB) this checkout
+# (48 MB tracked) is over it, so move the largest raw JSON (docs/tuning/{nodes,node,ppn1,
+# real-openmpi,real-mpich}.json, docs/site-tuning/site.json) aside for the call, then back.
 HERE=$(cd "$(dirname "$0")/../.devcarry" && pwd) || exit 2
 OUT=${OUT:-/tmp/out}; R=/tmp/lcres/within16
 rm -rf "$R"; mkdir -p "$R" "$OUT"
