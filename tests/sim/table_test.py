@@ -45,7 +45,8 @@ LARGE = (("sync",), LIBRARY + MPICH_OWN)
 POINTS = [(8, 8, [4096, 150000, 2097152], *OLD),
           (16, 16, [30000, 524288, 16777216], *OLD),
           (48, 24, [12288, 1000000, 2097152], *OLD),
-          (64, 24, [65536, 524288, 16777216], *OLD),
+          # 2 MiB, not 16: the same rule (two-tree from 1.4 MB), an eighth of the simulation
+          (64, 24, [65536, 524288, 2097152], *OLD),
           (182, 24, [65536, 262144, 1048576, 16777216], *LARGE),
           (363, 24, [12288, 262144, 4194304], *LARGE)]
 RULE = re.compile(r"^procs=(\S+) ppn=(\S+)(?: library=(\S+))? (\S+)\s+: (\S+)\s+# (.*)$")

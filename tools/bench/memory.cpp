@@ -139,20 +139,26 @@ void measure_copy_rates(MPI_Comm comm, MPI_Comm node, MemoryInfo& memory) {
 
 }  // namespace
 
-MemoryInfo probe_memory(MPI_Comm comm, bool measure) {
+MemoryInfo probe_memory(MPI_Comm comm, bool measure, std::uint64_t cache_bytes) {
   int rank = 0, procs = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &procs);
   MemoryInfo memory;
-  std::uint64_t llc[2] = {0, 0};  // bytes, source (0 default, 1 sysfs, 2 sysconf)
-  if (rank == 0) {
+  std::uint64_t llc[2] = {0, 0};  // bytes, source (0 default, 1 sysfs, 2 sysconf, 3 --cache)
+  if (rank == 0 && cache_bytes != 0) {
+    llc[0] = cache_bytes;
+    llc[1] = 3;
+  } else if (rank == 0) {
     find_last_level_cache(memory);
     llc[0] = memory.llc_bytes;
     llc[1] = memory.llc_source == "sysfs" ? 1 : memory.llc_source == "sysconf" ? 2 : 0;
   }
   MPI_Bcast(llc, 2, MPI_UINT64_T, 0, comm);  // every rank rotates through the same buffers
   memory.llc_bytes = llc[0];
-  memory.llc_source = llc[1] == 1 ? "sysfs" : llc[1] == 2 ? "sysconf" : "default";
+  memory.llc_source = llc[1] == 1   ? "sysfs"
+                      : llc[1] == 2 ? "sysconf"
+                      : llc[1] == 3 ? "--cache"
+                                    : "default";
   if (!measure) return memory;
 
   MPI_Comm node = MPI_COMM_NULL;

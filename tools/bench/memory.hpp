@@ -13,7 +13,7 @@ namespace leancast::bench {
 
 struct MemoryInfo {
   std::uint64_t llc_bytes = 32ull << 20;  // the last-level cache rank 0's core sees
-  std::string llc_source = "default";    // "sysfs", "sysconf" or "default" (32 MiB)
+  std::string llc_source = "default";    // "sysfs", "sysconf", "--cache" or "default" (32 MiB)
   bool measured = false;                 // false under SMPI: no real memory to time
   bool one_node = false;                 // every rank of the job on rank 0's node
   int node_ranks = 1;                    // ranks on rank 0's node
@@ -28,7 +28,7 @@ struct MemoryInfo {
 
 // Collective over `comm`, once per run: the cache size (rank 0's, given to every rank) and,
 // where `measure`, the copy rates. The same on every rank.
-MemoryInfo probe_memory(MPI_Comm comm, bool measure);
+MemoryInfo probe_memory(MPI_Comm comm, bool measure, std::uint64_t cache_bytes);
 
 // The least time a broadcast of `bytes` among `procs` ranks of one node can take:
 // max(n / one core's rate, (P - 1) n / all cores' rate), as each of the P - 1 readers

@@ -110,6 +110,11 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   app.add_option("--rotate-above", rotate_above,
                  "with --rotate-buffers auto: rotate sizes above this (e.g. 4M; default: the "
                  "last-level cache)");
+  std::string cache;
+  app.add_option("--cache", cache,
+                 "the last-level cache to assume (e.g. 32M; default: what sysfs says): it sizes "
+                 "the rotation and the copies that measure the memory bound; a virtual machine "
+                 "may report its host's");
   app.add_flag("--check", o.check, "verify the data after every timed broadcast (slower)");
   bool no_memory_bound = false;
   app.add_flag("--no-memory-bound", no_memory_bound,
@@ -149,6 +154,11 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
       return failure("--rotate-above: '" + rotate_above + "' is not a size (e.g. 4M)");
     }
     o.rotate_above = *above;
+  }
+  if (!cache.empty()) {
+    const auto bytes = detail::parse_byte_size(cache);
+    if (!bytes || *bytes == 0) return failure("--cache: '" + cache + "' is not a size (e.g. 32M)");
+    o.cache_bytes = *bytes;
   }
 #ifndef LEANCAST_SMPI
   if (o.shared_buffer) return failure("--shared-buffer needs the SMPI build (LEANCAST_MPI=smpi)");

@@ -26,6 +26,7 @@ struct Options {
   Method method = Method::paper;
   Rotation rotate_buffers = Rotation::automatic;
   std::uint64_t rotate_above = 0;  // auto rotates sizes above this (0: the last-level cache)
+  std::uint64_t cache_bytes = 0;   // the last-level cache to assume (0: the node's, probed)
   bool check = false;
   bool memory_bound = true;  // measure the node's copy rates first (--no-memory-bound: not)
   bool shared_buffer = false;  // SMPI: one buffer for all simulated ranks, data unchecked
