@@ -13,7 +13,7 @@ out="$LEANCAST_ROOT/docs/benchmarks/progress"
 mkdir -p "$out"
 run() { echo "+ $*" >&2; "$@"; }
 if [[ "$what" == openmpi || "$what" == all ]]; then
-  build_leancast openmpi
+  build_leancast openmpi -DLEANCAST_CALL_COST_BENCHES=ON
   cd "$LEANCAST_ROOT/build/openmpi"
   for procs in 2 4; do
     run timeout 600 mpirun --oversubscribe -n "$procs" -x LD_PRELOAD="$PWD/libleancast_pmpi_openmpi.so" \
@@ -21,7 +21,7 @@ if [[ "$what" == openmpi || "$what" == all ]]; then
   done
 fi
 if [[ "$what" == mpich || "$what" == all ]]; then
-  build_leancast mpich
+  build_leancast mpich -DLEANCAST_CALL_COST_BENCHES=ON
   cd "$LEANCAST_ROOT/build/mpich"
   run timeout 600 mpiexec.mpich -n 2 -genv LD_PRELOAD "$PWD/libleancast_pmpi_mpich.so" \
     ./leancast-guest-bench --json "$out/guest-mpich-p2.json"

@@ -10,16 +10,17 @@ export CCACHE_DIR="$LEANCAST_ROOT/build/.ccache"
 
 build() {
   # The MPI-free tests are the same in every flavour: built and run in the Open MPI pass.
+  # So are the call-cost benches, which no test runs: compiled (checked) once, for Open MPI.
   local free=ON
   [[ $1 == mpich ]] && free=OFF
   # Optimised as every build (-O2), without debug information: a fifth less time to build.
-  build_leancast "$1" -DLEANCAST_MPI_FREE_TESTS=$free \
+  build_leancast "$1" -DLEANCAST_MPI_FREE_TESTS=$free -DLEANCAST_CALL_COST_BENCHES=$free \
     -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG"
 }
 
 run_tests() {
-  echo "== leancast tests against $1"
+  echo "== leancast tests against $1 (t = ${SECONDS} s)"
   # install_both_flavours installs the Open MPI and MPICH builds together: in the MPICH pass,
   # once both are built.
   local exclude=(-E '^openmpi\.install_both_flavours$')
@@ -31,18 +32,23 @@ run_tests() {
 
 status=0
 build openmpi
+echo "== built against openmpi (t = ${SECONDS} s)"
 # The MPICH and SMPI builds run beside the Open MPI tests, under the idle scheduling policy:
 # those tests leave a core idle for about half their time (launchers starting, ranks
 # waiting), which the compilers take, and give way to them otherwise.
 later_log="$LEANCAST_ROOT/build/later-flavours.log"
-(chrt --idle -p 0 $BASHPID > /dev/null; build mpich; build smpi) > "$later_log" 2>&1 &
+(chrt --idle -p 0 $BASHPID > /dev/null; build mpich; echo "== built against mpich (t = ${SECONDS} s)"
+ build smpi; echo "== built for smpi (t = ${SECONDS} s)") > "$later_log" 2>&1 &
 later=$!
 run_tests openmpi || status=1
+echo "== Open MPI tests done (t = ${SECONDS} s); waiting for the MPICH and SMPI builds"
 if ! wait "$later"; then
   echo "leancast: building the MPICH or SMPI flavour failed:" >&2
   cat "$later_log" >&2
   exit 1
 fi
+grep '^== built' "$later_log" || true
 run_tests mpich || status=1
 run_tests smpi || status=1
+echo "== done (t = ${SECONDS} s)"
 exit $status
