@@ -31,7 +31,7 @@
 # Usage: scripts/auto-table.sh [SECTION...]   (default: all, then the table is assembled)
 #        scripts/auto-table.sh rules          (no measuring: rules again from the JSONs)
 #        scripts/auto-table.sh assemble       (only the table, from the sections' rules files)
-#        LEANCAST_TUNE=PATH scripts/auto-table.sh check   (the test tune.auto_rules: every
+#        LEANCAST_TUNE=PATH scripts/auto-table.sh check   (test openmpi.tune_auto_rules: every
 #            section but large derives from its JSON the rules its .rules file has, and
 #            data/auto.rules is the sections' files together; nothing is built or written)
 # Real sections want an otherwise idle machine.
@@ -117,7 +117,8 @@ device_runs() {
 derive() {
   local name=$1 dir=$2 tune=$3 json=$out/$1.json tmp=
   if [[ $name == real16-* ]]; then
-    # A fixed name, so that the rules' header reads the same on every run.
+    # Into docs/tuning from a fixed name, so that the rules' header reads the same on every
+    # run; a check's from one of its own.
     tmp=${TMPDIR:-/tmp}/leancast-auto-table-$$
     [[ $dir == "$out" ]] && tmp=${TMPDIR:-/tmp}/leancast-auto-table
     mkdir -p "$tmp"
