@@ -49,8 +49,9 @@ def default_table(directory, tag, procs, method):
     return lines + [""]
 
 
+# scripts/within-node-16core.sh's configurations (file name part, column)
 WITHIN16 = (("default", "default"), ("sm", "coll sm"),
-            ("tuned-3-seg128k", "tuned 3 (pipeline, 128K segments)"), ("adapt", "adapt"),
+            ("tuned-3-seg128k", "tuned 3 (pipeline, 128K segments)"),
             ("release_gather", "release_gather"))
 
 

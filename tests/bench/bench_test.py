@@ -20,6 +20,11 @@ ALGORITHMS = ["linear", "binomial", "hypercube", "scatter-doubling", "scatter-ri
 # What does not depend on the process count (option parsing, the report, where rotation
 # starts) is checked in the P = 2 run only.
 once = unittest.skipUnless(PROCS == "2", "independent of the process count: checked at P = 2")
+# The last-level cache the runs assume (--cache), where the node's own would make the memory
+# bound's copies and the rotation slow (508 MiB on one VM here: 4.5 of a launch's 5.5 s) or
+# the message above it too big for a test.
+CACHE_BYTES = 8 << 20
+CACHE = ["--cache", f"{CACHE_BYTES >> 20}M"]
 
 
 def bench(*args, procs=PROCS, timeout=240):
@@ -33,17 +38,14 @@ class Bench(unittest.TestCase):
         cls.dir = tempfile.mkdtemp()
         cls.json_path = os.path.join(cls.dir, f"p{PROCS}.json")
         cls.csv_path = os.path.join(cls.dir, f"p{PROCS}.csv")
-        # The memory bound's copies sized for an 8 MiB cache (--cache): for the node's own
-        # (508 MiB on this VM) they took 4.5 of a launch's 5.5 s.
         cls.result = bench("--algorithms", ",".join(ALGORITHMS), "--sizes", "1,4K,100003",
                            "--iterations", "3", "--warmup", "1", "--reps", "2", "--check",
-                           "--cache", "8M", "--json", cls.json_path, "--csv", cls.csv_path)
+                           *CACHE, "--json", cls.json_path, "--csv", cls.csv_path)
         with open(cls.json_path) as f:
             cls.data = json.load(f)
-        # Rotation forced on at small sizes, where auto would not rotate, through the buffers of
-        # an 8 MiB cache (--cache): the node's own may be hundreds of MiB (a VM reports its host's).
+        # Rotation forced on at small sizes, where auto would not rotate.
         cls.rotated_path = os.path.join(cls.dir, "rotated.json")
-        cls.rotated_result = bench("--rotate-buffers", "on", "--cache", "8M",
+        cls.rotated_result = bench("--rotate-buffers", "on", *CACHE,
                                    "--algorithms", "scatter-ring,mpi",
                                    "--sizes", "4K,100003", "--iterations", "5", "--warmup", "1",
                                    "--reps", "2", "--check", "--json", cls.rotated_path)
@@ -127,7 +129,7 @@ class Bench(unittest.TestCase):
         run = self.rotated
         self.assertEqual(run["options"]["rotate_buffers"], "on")
         self.assertEqual((run["last_level_cache_bytes"], run["last_level_cache_source"]),
-                         (8 << 20, "--cache"))
+                         (CACHE_BYTES, "--cache"))
         llc, cap = run["last_level_cache_bytes"], run["rotation_cap_bytes"]
         self.assertEqual(len(run["results"]), 4)
         for cell in run["results"]:
@@ -140,10 +142,10 @@ class Bench(unittest.TestCase):
         self.check_memory_bound(run)
 
     def test_auto_rotates_above_the_cache(self):
-        llc = 8 << 20  # --cache: the node's own cache may be too big a message for a test
+        llc = CACHE_BYTES
         path = os.path.join(self.dir, "above.json")
         result = bench("--algorithms", "mpi", "--sizes", f"4K,{llc + 64}", "--iterations", "2",
-                       "--warmup", "1", "--reps", "1", "--cache", "8M", "--no-memory-bound",
+                       "--warmup", "1", "--reps", "1", *CACHE, "--no-memory-bound",
                        "--json", path)
         self.assertEqual(result.returncode, 0, result.stderr)
         with open(path) as f:
@@ -157,7 +159,7 @@ class Bench(unittest.TestCase):
         path = os.path.join(self.dir, "rotate-above.json")
         result = bench("--algorithms", "mpi", "--sizes", "1K,8K", "--rotate-above", "4K",
                        "--iterations", "2", "--warmup", "1", "--reps", "1", "--no-memory-bound",
-                       "--cache", "8M", "--json", path)
+                       *CACHE, "--json", path)
         self.assertEqual(result.returncode, 0, result.stderr)
         with open(path) as f:
             run = json.load(f)

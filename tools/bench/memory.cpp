@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -144,21 +145,23 @@ MemoryInfo probe_memory(MPI_Comm comm, bool measure, std::uint64_t cache_bytes) 
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &procs);
   MemoryInfo memory;
-  std::uint64_t llc[2] = {0, 0};  // bytes, source (0 default, 1 sysfs, 2 sysconf, 3 --cache)
-  if (rank == 0 && cache_bytes != 0) {
-    llc[0] = cache_bytes;
-    llc[1] = 3;
-  } else if (rank == 0) {
-    find_last_level_cache(memory);
+  // Rank 0's cache size and where it came from (as an index into kSources) for every rank.
+  static constexpr const char* kSources[] = {"default", "sysfs", "sysconf", "--cache"};
+  std::uint64_t llc[2] = {0, 0};
+  if (rank == 0) {
+    if (cache_bytes != 0) {
+      memory.llc_bytes = cache_bytes;
+      memory.llc_source = "--cache";
+    } else {
+      find_last_level_cache(memory);
+    }
     llc[0] = memory.llc_bytes;
-    llc[1] = memory.llc_source == "sysfs" ? 1 : memory.llc_source == "sysconf" ? 2 : 0;
+    llc[1] = static_cast<std::uint64_t>(
+        std::find(std::begin(kSources), std::end(kSources), memory.llc_source) - std::begin(kSources));
   }
   MPI_Bcast(llc, 2, MPI_UINT64_T, 0, comm);  // every rank rotates through the same buffers
   memory.llc_bytes = llc[0];
-  memory.llc_source = llc[1] == 1   ? "sysfs"
-                      : llc[1] == 2 ? "sysconf"
-                      : llc[1] == 3 ? "--cache"
-                                    : "default";
+  memory.llc_source = kSources[llc[1]];
   if (!measure) return memory;
 
   MPI_Comm node = MPI_COMM_NULL;
