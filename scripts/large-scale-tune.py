@@ -37,6 +37,12 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = "docs/tuning/large"
 RULES = "docs/tuning/large.rules"
+# leancast-sim's cache, in the tree: a group of the largest counts takes hours of simulation
+# here, more than a session may have; each smpirun it finished is kept (commit it) and
+# survives commits that leave the bench's code alone (leancast-sim's bench_digest), so a
+# group stopped part-way goes on where it stopped. A group's JSON, once written, holds its
+# runs: their cells are then forgotten.
+CELLS = "docs/tuning/large/cells"
 PER_NODE = 24
 PRUNE = 1.5
 REFERENCE_PRUNE = 3.0
@@ -181,6 +187,20 @@ def tune(build, procs, group, sizes, candidates, emulated, references):
         done = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
     if done.returncode != 0:
         sys.exit(f"large-scale-tune: failed, see {path(procs, group, 'log')}")
+    forget_cells(json_path)
+
+
+def forget_cells(json_path):
+    """Removes from CELLS the cached runs that the group's JSON now holds."""
+    with open(json_path) as f:
+        keys = [record["key"] for run in json.load(f)["runs"]
+                for record in run.get("simulation", {}).get("runs", []) if "key" in record]
+    for key in keys:
+        cell = os.path.join(CELLS, key[:2], key + ".json")
+        if os.path.exists(cell):
+            os.remove(cell)
+            if not os.listdir(os.path.dirname(cell)):
+                os.rmdir(os.path.dirname(cell))
 
 
 def ruled_counts():
@@ -242,6 +262,7 @@ def main():
         print(" ".join(map(str, complete_counts())))
         return
     os.makedirs(OUT, exist_ok=True)
+    os.environ.setdefault("LEANCAST_SIM_CACHE", os.path.join(ROOT, CELLS))
     if not args.rules:
         only = {int(p) for p in args.only.split(",")} if args.only else None
         chosen = set(args.groups.split(",")) if args.groups is not None else None

@@ -16,7 +16,9 @@
    per node, yet smpirun exits 0) fails with the smpirun command and SMPI's own words.
 3. Simulations are deterministic: two identical leancast-sim runs give identical times
    (--no-cache: simulated both times). A third identical run comes from the cache, the same
-   times, and a changed option is simulated again. leancast-sim's one smpirun per algorithm
+   times (also with the cache named by LEANCAST_SIM_CACHE), and a changed option is
+   simulated again. The cache knows the bench by a digest that a commit alone does not
+   change (its revision and build-id left out) and any other byte does. leancast-sim's one smpirun per algorithm
    gives the times one smpirun of all of them gives (--method sync: each broadcast starts
    from the same idle instant, whatever ran before it).
 4. leancast's scatter-ring sends exactly MPICH's messages: run round by round
@@ -37,11 +39,14 @@
 Usage: sim_test.py LEANCAST_SIM BCAST_CHECK
 """
 import concurrent.futures
+import importlib.machinery
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
+import types
 
 # The within-node levels: copies through one node's memory, which SMPI does not simulate.
 WITHIN_NODE = {"shm", "cma"}
@@ -111,12 +116,13 @@ NO_MESSAGE_COSTS = [a for key in ("ois", "os", "or")
                     for a in ("--smpi-config", f"smpi/{key}:0:0:0")]
 
 
-def simulate(sim, out, algorithms, extra=(), cache=("--no-cache",)):
+def simulate(sim, out, algorithms, extra=(), cache=("--no-cache",), env=None):
     """{(algorithm, bytes): per-repetition seconds} of a run at P = 33, and which of its
     smpiruns came from the cache."""
     command = [sim, "--platform", "hornet", "--procs", "33", "--algorithms", algorithms,
                "--sizes", "12288,524287", "--iterations", "2", "--json", out, *cache, *extra]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, **(env or {})))
     if done.returncode != 0:
         sys.exit(f"FAILED: {' '.join(command)}\n{done.stdout}{done.stderr}")
     with open(out) as f:
@@ -124,6 +130,45 @@ def simulate(sim, out, algorithms, extra=(), cache=("--no-cache",)):
     times = {(c["algorithm"], c["bytes"]): [r["seconds_per_bcast"] for r in c["reps"]]
              for c in run["results"]}
     return times, [r["cached"] for r in run["simulation"]["runs"]]
+
+
+def check_bench_digest(sim):
+    """The cache knows the bench by a digest that leaves out the revision it reports and the
+    linker's build-id (so cached runs outlive a commit that changes no code), and nothing
+    else: the revision lies in the bench as one string (not in code, where the digest could
+    not leave it out), a copy differing there and in the build-id has the same digest, and a
+    copy with one other byte changed has another."""
+    loader = importlib.machinery.SourceFileLoader("leancast_sim", sim)
+    module = types.ModuleType(loader.name)
+    loader.exec_module(module)
+    with open(module.BENCH, "rb") as f:
+        bench = f.read()
+    revision = module.REVISION.encode()
+    note = struct.pack("<III", 4, 20, 3) + b"GNU\0"
+    counts = (bench.count(revision + b"\0"), bench.count(note))
+    if counts != (1, 1):
+        sys.exit(f"FAILED: the bench holds its revision {revision} as a string {counts[0]} "
+                 f"times, a build-id {counts[1]} times")
+    other_revision = "x" * len(revision)  # what a build at another commit reports
+    other = bench.replace(revision + b"\0", other_revision.encode() + b"\0")
+    at = other.find(note) + len(note)
+    other = other[:at] + bytes(reversed(other[at:at + 20])) + other[at + 20:]
+    middle = len(bench) // 2
+    changed = bench[:middle] + bytes([bench[middle] ^ 1]) + bench[middle + 1:]
+    with tempfile.TemporaryDirectory() as tmp:
+        digests = []
+        own_revision = module.REVISION
+        for name, content, reported in (("same", bench, own_revision),
+                                        ("other", other, other_revision),
+                                        ("changed", changed, own_revision)):
+            with open(os.path.join(tmp, name), "wb") as f:
+                f.write(content)
+            module.REVISION = reported  # as leancast-sim configured at that commit says
+            digests.append(module.bench_digest(os.path.join(tmp, name)))
+    if digests[0] != digests[1] or digests[0] == digests[2] or other == bench:
+        sys.exit(f"FAILED: bench digests {digests} (same, another revision and build-id, "
+                 "a byte changed)")
+    print("bench digest: a revision and a build-id apart, the same; a byte apart, another")
 
 
 def check_cache_and_runs(sim, tmp, simulated):
@@ -135,10 +180,17 @@ def check_cache_and_runs(sim, tmp, simulated):
     again, cached = simulate(sim, os.path.join(tmp, "c2.json"), algorithms, cache=cache)
     _, changed = simulate(sim, os.path.join(tmp, "c3.json"), algorithms, ("--iterations", "1"),
                           cache=cache)
-    if (first, again) != (simulated, simulated) or any(fresh) or not all(cached) or any(changed):
+    # The folder named by the environment instead: where the cache lies is not an input.
+    _, by_env = simulate(sim, os.path.join(tmp, "c4.json"), algorithms, cache=(),
+                         env={"LEANCAST_SIM_CACHE": cache[1]})
+    if (first, again) != (simulated, simulated) or any(fresh) or not all(cached) or any(changed) \
+            or not all(by_env):
         sys.exit(f"FAILED: cache: simulated {fresh}, then cached {cached}, other options "
-                 f"cached {changed}; times {first} {again} against {simulated}")
-    print(f"cache: an identical run read back ({len(cached)} smpiruns), another simulated")
+                 f"cached {changed}, through LEANCAST_SIM_CACHE {by_env}; times {first} "
+                 f"{again} against {simulated}")
+    print(f"cache: an identical run read back ({len(cached)} smpiruns; also through "
+          "LEANCAST_SIM_CACHE), another simulated")
+    check_bench_digest(sim)
     # The same broadcasts in one smpirun of leancast-bench, through --run.
     out = os.path.join(tmp, "together.json")
     done = subprocess.run([sim, "--platform", "hornet", "--procs", "33", "--run",

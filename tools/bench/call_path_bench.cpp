@@ -270,7 +270,7 @@ int main(int argc, char** argv) {
       command += (command.empty() ? "" : " ") + part;
     }
     nlohmann::ordered_json report{{"tool", "leancast-call-path-bench"},
-                                  {"revision", LEANCAST_GIT_REVISION},
+                                  {"revision", std::string(leancast::bench::git_revision)},
                                   {"command", command},
                                   {"procs", procs},
                                   {"iterations", iterations},

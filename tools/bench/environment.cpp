@@ -106,7 +106,7 @@ nlohmann::ordered_json describe_environment(MPI_Comm comm) {
       {"hosts", hosts},
       {"settings", relevant_settings()},
       {"leancast_version", LEANCAST_VERSION},
-      {"git_revision", LEANCAST_GIT_REVISION},
+      {"git_revision", std::string(git_revision)},
       {"executor", leancast::executor_description()},
       {"date", utc_now()},
   };

@@ -7,6 +7,9 @@
 
 namespace leancast::bench {
 
+// The commit this build was configured at (git rev-parse --short HEAD).
+extern const char git_revision[];
+
 // Collective over `comm` (gathers host names); the result is complete on rank 0.
 nlohmann::ordered_json describe_environment(MPI_Comm comm);
 

@@ -227,7 +227,7 @@ int run(const Options& o, int rank, int procs) {
   if (!o.json_path.empty()) {
     std::ofstream(o.json_path) << nlohmann::ordered_json{{"tool", "leancast-overlap-bench"},
                                                          {"version", LEANCAST_VERSION},
-                                                         {"revision", LEANCAST_GIT_REVISION},
+                                                         {"revision", std::string(leancast::bench::git_revision)},
                                                          {"procs", procs},
                                                          {"test_calls", o.test_calls},
                                                          {"progress_thread",
