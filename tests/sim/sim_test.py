@@ -295,10 +295,14 @@ def main(sim, bcast_check):
         (check_nodes, sim, bcast_check, (), "on 4 node(s), up to 16 ranks each", 16),
     ]
     # Each is one smpirun, a process on one core: two at a time. A failing one's SystemExit
-    # comes out of result().
+    # comes out of result(), and the checks not started are dropped.
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        for future in [pool.submit(*check) for check in checks]:
-            future.result()
+        try:
+            for future in [pool.submit(*check) for check in checks]:
+                future.result()
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
     with tempfile.TemporaryDirectory() as tmp:
         algorithms = "scatter-ring,scatter-ring-tuned,smpi:scatter_LR_allgather"
         first, _ = simulate(sim, os.path.join(tmp, "first.json"), algorithms)

@@ -135,8 +135,12 @@ def main():
         started = {pool.submit(simulate, j[0], j[1], j[2], j[4], j[5]): i
                    for i, j in sorted(enumerate(jobs), key=lambda e: -e[1][0])}
         results = [None] * len(jobs)
-        for future, i in started.items():
-            results[i] = future.result()
+        try:
+            for future, i in started.items():
+                results[i] = future.result()
+        except BaseException:  # a failed simulation: drop those not started
+            pool.shutdown(cancel_futures=True)
+            raise
     for (procs, ppn, sizes, chosen, algorithms, method), times in zip(jobs, results):
         for size in sizes:
             auto = times[("auto", size)]
