@@ -63,7 +63,8 @@ def within16_table(directory, run, tag, procs):
     if not jobs or jobs[0][0] != "default":
         return []
     library = "Open MPI" if tag == "ompi" else "MPICH"
-    lines = within.table(f"{library} P = {procs}, osu, every configuration ({run}/)", jobs[0][1],
+    method = jobs[0][1][0]["method"]
+    lines = within.table(f"{library} P = {procs}, {method}, every configuration ({run}/)", jobs[0][1],
                          [(label, job[1]) for label, job in jobs])
     return ["#" + lines[0]] + lines[1:]  # a level below this page's sections
 
@@ -84,8 +85,10 @@ def main():
     for tag, procs, method in (("ompi", 16, "paper"), ("ompi", 16, "osu"), ("mpich", 16, "paper"),
                                ("mpich", 16, "osu"), ("ompi", 8, "paper"), ("ompi", 4, "paper")):
         out += default_table(directory, tag, procs, method)
-    # within16/: P = 16, 8, 4 (and what P = 2 had time for); within16b/: P = 2, then 16 again
-    runs = [run for run in ("within16", "within16b") if os.path.isdir(os.path.join(directory, run))]
+    # within16/: P = 16, 8, 4 (and what P = 2 had time for); within16b/: P = 2, then 16 again;
+    # within16-paper/: METHOD=paper
+    runs = [run for run in ("within16", "within16b", "within16-paper")
+            if os.path.isdir(os.path.join(directory, run))]
     if runs:
         out += ["## Every configuration, rotated above 4 MiB (scripts/within-node-16core.sh)", "",
                 "MPI_Bcast / leancast's best (shm or cma) under each configuration of the library "

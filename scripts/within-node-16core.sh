@@ -2,24 +2,27 @@
 # within-node-16core.sh: scripts/within-node-measure.sh's comparison on the device's 16-core node
 # (issue 28): leancast's within-node broadcasts (shm, cma, auto) beside MPI_Bcast under each of
 # the library's configurations (Open MPI: default, coll sm, coll_tuned's pipeline; MPICH:
-# default, release_gather), P = 16, 8, 4, then 2; osu method; 64 B - 64 MiB, buffers rotated
-# beyond the last-level cache above 4 MiB, the node's memory bound beside each cell.
+# default, release_gather), P = 16, 8, 4, then 2; osu method (METHOD=paper: the paper's, a run
+# of its own); 64 B - 64 MiB, buffers rotated beyond the last-level cache above 4 MiB, the node's
+# memory bound beside each cell.
 # Run on the device from the checkout that carries .devcarry (../shared/device/README.md):
-#   bash scripts/within-node-16core.sh        # DEADLINE (s, default 570), PS ("16 8 4 2"), OUT
-# Per job TAG.json and TAG.log under /tmp/lcres/within16, packed into $OUT/within16.tar.gz; the log
-# to $OUT/within16.log. Tags: LIB-pP-CONFIG-CLASS, CLASS small (64 B - 4 MiB) or large (16 and
+#   bash scripts/within-node-16core.sh        # DEADLINE (s, default 570), PS ("16 8 4 2"), METHOD, OUT
+# Per job TAG.json and TAG.log under /tmp/lcres/RUN (RUN: within16, or within16-paper), packed
+# into $OUT/RUN.tar.gz; the log to $OUT/RUN.log. Tags: LIB-pP-CONFIG-CLASS, CLASS small (64 B - 4 MiB) or large (16 and
 # 64 MiB, rotated); scripts/real-16core-summary.py tabulates them (into docs/benchmarks/real-16core/within16/).
 # The device takes at most 64 MiB of working tree: with the bundle (23 MB) this checkout
 # (48 MB tracked) is over it, so move the largest raw JSON (docs/tuning/{nodes,node,ppn1,
 # real-openmpi,real-mpich}.json, docs/site-tuning/site.json) aside for the call, then back.
 HERE=$(cd "$(dirname "$0")/../.devcarry" && pwd) || exit 2
-OUT=${OUT:-/tmp/out}; R=/tmp/lcres/within16
+METHOD=${METHOD:-osu}
+case $METHOD in osu) RUN=within16 ;; paper) RUN=within16-paper ;; *) echo "METHOD: osu or paper" >&2; exit 2 ;; esac
+OUT=${OUT:-/tmp/out}; R=/tmp/lcres/$RUN
 rm -rf "$R"; mkdir -p "$R" "$OUT"
 T0=$(date +%s); DEADLINE=${DEADLINE:-570}
 PS=${PS:-16 8 4 2}
 source "$HERE/lib.sh"
 pack() {  # lib.sh's, under this script's own archive name
-  tar -czf "$OUT/.within16.tar.gz" -C /tmp/lcres within16 2>/dev/null && mv -f "$OUT/.within16.tar.gz" "$OUT/within16.tar.gz"
+  tar -czf "$OUT/.$RUN.tar.gz" -C /tmp/lcres "$RUN" 2>/dev/null && mv -f "$OUT/.$RUN.tar.gz" "$OUT/$RUN.tar.gz"
 }
 
 MINE=auto,shm:8K,shm:16K,shm,cma,mpi   # shm: 64 KiB segments
@@ -27,15 +30,15 @@ SMALL="--sizes 64,1K,4K,16K,64K,256K,1M,4M --iterations 100 --warmup 5 --reps 5"
 LARGE="--sizes 16M,64M --iterations 5 --warmup 1 --reps 5 --rotate-above 4M"
 config() {  # config LIB P NAME [LAUNCHER OPTIONS...]: the two classes of one configuration
   local lib=$1 p=$2 name=$3; shift 3
-  job "$lib-p$p-$name-small" "$lib" "$p" "$MINE" "$SMALL --method osu --baseline mpi" "$@"
-  job "$lib-p$p-$name-large" "$lib" "$p" "$MINE" "$LARGE --method osu --baseline mpi" "$@"
+  job "$lib-p$p-$name-small" "$lib" "$p" "$MINE" "$SMALL --method $METHOD --baseline mpi" "$@"
+  job "$lib-p$p-$name-large" "$lib" "$p" "$MINE" "$LARGE --method $METHOD --baseline mpi" "$@"
 }
 
 plan() {
   facts_machine >/dev/null
   bash "$HERE/setup.sh" && source "$HERE/env.sh" || { echo "setup failed"; return 3; }
   facts_mpi >/dev/null
-  echo "== within16: PS=\"$PS\" DEADLINE=${DEADLINE}s $(nproc) cores; algorithms $MINE"
+  echo "== $RUN: METHOD=$METHOD PS=\"$PS\" DEADLINE=${DEADLINE}s $(nproc) cores; algorithms $MINE"
   local p
   for p in $PS; do  # by importance; adapt was never Open MPI's fastest here (campaign2)
     config ompi "$p" default
@@ -48,7 +51,7 @@ plan() {
   echo "== end t=$(elapsed)s (deadline ${DEADLINE}s); $(ls "$R"/*.json 2>/dev/null | wc -l) JSON files"
 }
 
-plan 2>&1 | tee "$OUT/within16.log"
+plan 2>&1 | tee "$OUT/$RUN.log"
 rc=${PIPESTATUS[0]}
-cp "$OUT/within16.log" "$R/"; pack
+cp "$OUT/$RUN.log" "$R/"; pack
 exit "$rc"
