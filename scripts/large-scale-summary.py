@@ -4,6 +4,7 @@ scripts/large-scale-tune.py) and docs/large-scale/ (scripts/large-scale.sh): eac
 between the page's <!-- NAME --> and <!-- /NAME --> lines.
 
   python3 scripts/large-scale-summary.py                 # the tables
+  python3 scripts/large-scale-summary.py --check         # fail if a table is stale
   python3 scripts/large-scale-summary.py --speed OLD NEW # time leancast-sim, then the tables
 
 --speed runs the same cells with two leancast-sim (an older build's and this one), writing
@@ -24,6 +25,8 @@ PAGE = os.path.join(ROOT, "docs", "large-scale.md")
 MIB, KIB = 1 << 20, 1 << 10
 REFERENCES = ["mpi", "smpi:ompi", "smpi:mpich", "smpi:scatter_LR_allgather", "smpi:binomial_tree"]
 RING, TREE = "smpi:scatter_LR_allgather", "smpi:binomial_tree"
+# leancast-plan (auto's choices, message counts): any flavour's.
+PLAN = os.environ.get("LEANCAST_PLAN", os.path.join(ROOT, "build", "smpi", "leancast-plan"))
 MPICH_OWN = ["smpi:binomial_tree", "smpi:scatter_rdb_allgather", RING, "smpi:mpich", "smpi:ompi"]
 
 
@@ -169,7 +172,7 @@ def missing_references(procs, sizes):
 
 def auto_choices(procs, ppn, sizes):
     """What auto runs at each size, as leancast-plan says (this build's table)."""
-    plan = os.path.join(ROOT, "build", "smpi", "leancast-plan")
+    plan = PLAN
     chosen = {}
     for size in sizes:
         done = subprocess.run([plan, "-a", "auto", "-p", str(procs), "-b", str(size),
@@ -197,7 +200,7 @@ def recorded(command, tmp):
 
 
 def measure_speed(old, new):
-    plan = os.path.join(ROOT, "build", "smpi", "leancast-plan")
+    plan = PLAN
     rows = []
     for procs, algorithm, size in SPEED_CELLS:
         bytes_ = int(size[:-1]) * (MIB if size.endswith("M") else KIB)
@@ -298,6 +301,8 @@ def main():
     parser.add_argument("--speed", nargs=2, metavar=("OLD_SIM", "NEW_SIM"))
     parser.add_argument("--missing", nargs=2, metavar=("PROCS", "SIZES"),
                         help="print the check's references not simulated there, and stop")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; fail if a table differs from what the JSON says")
     args = parser.parse_args()
     if args.missing:
         print(missing_references(int(args.missing[0]), args.missing[1]))
@@ -306,10 +311,18 @@ def main():
         measure_speed(*args.speed)
     found, files = cells()
     with open(PAGE, encoding="utf-8") as f:
-        page = f.read()
-    page = write(page, "7330", table_7330(found, files))
+        before = f.read()
+    page = write(before, "7330", table_7330(found, files))
     page = write(page, "auto-check", table_check(found, files))
     page = write(page, "speed", table_speed())
+    if args.check:
+        if page != before:
+            stale = [line for line in page.splitlines() if line not in before.splitlines()]
+            sys.exit("FAILED: docs/large-scale.md's tables are not what their JSON says "
+                     "(python3 scripts/large-scale-summary.py rewrites them); new lines:\n"
+                     + "\n".join(stale))
+        print("large-scale-summary: docs/large-scale.md's tables are what their JSON says")
+        return
     with open(PAGE, "w", encoding="utf-8") as f:
         f.write(page)
 
