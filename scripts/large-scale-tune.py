@@ -27,6 +27,7 @@ rest. Beyond 2048 ranks smpi:ompi gives way to what stands for it (ompi_in_place
 
   python3 scripts/large-scale-tune.py [--build build/smpi] [--only P[,P...]]
                                       [--groups G[,G...]] [--rules | --complete]
+  python3 scripts/large-scale-tune.py --forget JSON
 """
 import argparse
 import json
@@ -191,10 +192,12 @@ def tune(build, procs, group, sizes, candidates, emulated, references):
 
 
 def forget_cells(json_path):
-    """Removes from CELLS the cached runs that the group's JSON now holds."""
+    """Removes from CELLS the cached runs that a JSON now holds (leancast-tune's, or
+    leancast-sim's own)."""
     with open(json_path) as f:
-        keys = [record["key"] for run in json.load(f)["runs"]
-                for record in run.get("simulation", {}).get("runs", []) if "key" in record]
+        data = json.load(f)
+    keys = [record["key"] for run in data.get("runs", [data])
+            for record in run.get("simulation", {}).get("runs", []) if "key" in record]
     for key in keys:
         cell = os.path.join(CELLS, key[:2], key + ".json")
         if os.path.exists(cell):
@@ -256,10 +259,16 @@ def main():
     parser.add_argument("--rules", action="store_true", help="no measuring: the rules only")
     parser.add_argument("--complete", action="store_true",
                         help="no measuring: print the counts whose groups are all measured")
+    parser.add_argument("--forget", metavar="JSON",
+                        help="no measuring: remove from CELLS the runs this JSON holds "
+                             "(scripts/large-scale.sh, after each of its runs)")
     args = parser.parse_args()
     os.chdir(ROOT)  # records name paths relative to the repository
     if args.complete:
         print(" ".join(map(str, complete_counts())))
+        return
+    if args.forget:
+        forget_cells(args.forget)
         return
     os.makedirs(OUT, exist_ok=True)
     os.environ.setdefault("LEANCAST_SIM_CACHE", os.path.join(ROOT, CELLS))

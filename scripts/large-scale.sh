@@ -18,14 +18,22 @@ out=docs/large-scale
 mkdir -p "$out"
 sim=build/smpi/leancast-sim
 
-# run JSON LIMIT_SECONDS ARGS...: one leancast-sim run unless its JSON is there.
+# leancast-sim's cache in the tree, as scripts/large-scale-tune.py keeps it: a run stopped
+# part-way (or at the limit) keeps the smpiruns it finished, for the next try (commit them).
+export LEANCAST_SIM_CACHE=${LEANCAST_SIM_CACHE:-$LEANCAST_ROOT/docs/tuning/large/cells}
+
+# run JSON LIMIT_SECONDS ARGS...: one leancast-sim run unless its JSON is there; then the
+# cache forgets what the JSON holds.
 run() {
   local json=$1 limit=$2
   shift 2
   [[ -s "$json" ]] && return 0
   echo "+ leancast-sim $* --json $json" >&2
-  timeout "$limit" "$sim" "$@" --json "$json" > "${json%.json}.log" 2>&1 ||
+  if timeout "$limit" "$sim" "$@" --json "$json" > "${json%.json}.log" 2>&1; then
+    python3 scripts/large-scale-tune.py --forget "$json"
+  else
     echo "  failed or timed out (see ${json%.json}.log)" >&2
+  fi
 }
 
 parts=("$@")
