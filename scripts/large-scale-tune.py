@@ -191,15 +191,20 @@ def tune(build, procs, group, sizes, candidates, emulated, references):
     forget_cells(json_path)
 
 
+def cells_dir():
+    """leancast-sim's cache these runs use: CELLS unless LEANCAST_SIM_CACHE names another."""
+    return os.environ.get("LEANCAST_SIM_CACHE") or os.path.join(ROOT, CELLS)
+
+
 def forget_cells(json_path):
-    """Removes from CELLS the cached runs that a JSON now holds (leancast-tune's, or
-    leancast-sim's own)."""
+    """Removes from the cache (cells_dir()) the runs that a JSON now holds (leancast-tune's,
+    or leancast-sim's own)."""
     with open(json_path) as f:
         data = json.load(f)
     keys = [record["key"] for run in data.get("runs", [data])
             for record in run.get("simulation", {}).get("runs", []) if "key" in record]
     for key in keys:
-        cell = os.path.join(CELLS, key[:2], key + ".json")
+        cell = os.path.join(cells_dir(), key[:2], key + ".json")
         if os.path.exists(cell):
             os.remove(cell)
             if not os.listdir(os.path.dirname(cell)):
@@ -260,7 +265,8 @@ def main():
     parser.add_argument("--complete", action="store_true",
                         help="no measuring: print the counts whose groups are all measured")
     parser.add_argument("--forget", metavar="JSON",
-                        help="no measuring: remove from CELLS the runs this JSON holds "
+                        help="no measuring: remove from the cache (CELLS, or "
+                             "$LEANCAST_SIM_CACHE) the runs this JSON holds "
                              "(scripts/large-scale.sh, after each of its runs)")
     args = parser.parse_args()
     os.chdir(ROOT)  # records name paths relative to the repository
@@ -271,7 +277,7 @@ def main():
         forget_cells(args.forget)
         return
     os.makedirs(OUT, exist_ok=True)
-    os.environ.setdefault("LEANCAST_SIM_CACHE", os.path.join(ROOT, CELLS))
+    os.environ["LEANCAST_SIM_CACHE"] = cells_dir()
     if not args.rules:
         only = {int(p) for p in args.only.split(",")} if args.only else None
         chosen = set(args.groups.split(",")) if args.groups is not None else None

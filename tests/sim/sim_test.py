@@ -18,7 +18,8 @@
    (--no-cache: simulated both times). A third identical run comes from the cache, the same
    times (also with the cache named by LEANCAST_SIM_CACHE), and a changed option is
    simulated again. The cache knows the bench by a digest that a commit alone does not
-   change (its revision and build-id left out) and any other byte does. leancast-sim's one smpirun per algorithm
+   change (its revision and build-id left out) and any other byte does;
+   scripts/large-scale-tune.py --forget takes a run's entries out of it. leancast-sim's one smpirun per algorithm
    gives the times one smpirun of all of them gives (--method sync: each broadcast starts
    from the same idle instant, whatever ran before it).
 4. leancast's scatter-ring sends exactly MPICH's messages: run round by round
@@ -190,6 +191,15 @@ def check_cache_and_runs(sim, tmp, simulated):
                  f"{again} against {simulated}")
     print(f"cache: an identical run read back ({len(cached)} smpiruns; also through "
           "LEANCAST_SIM_CACHE), another simulated")
+    # scripts/large-scale-tune.py --forget: the runs a JSON holds leave the cache.
+    forget = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "scripts", "large-scale-tune.py")
+    subprocess.run([sys.executable, forget, "--forget", os.path.join(tmp, "c1.json")],
+                   check=True, timeout=60, env=dict(os.environ, LEANCAST_SIM_CACHE=cache[1]))
+    _, after = simulate(sim, os.path.join(tmp, "c5.json"), algorithms, cache=cache)
+    if any(after):
+        sys.exit(f"FAILED: large-scale-tune.py --forget left cached runs: {after}")
+    print("cache: large-scale-tune.py --forget took a run's smpiruns out of it")
     check_bench_digest(sim)
     # The same broadcasts in one smpirun of leancast-bench, through --run.
     out = os.path.join(tmp, "together.json")
