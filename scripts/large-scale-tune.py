@@ -23,7 +23,8 @@ before: MPICH's ring (P^2 messages) and Open MPI's flat-tree pipeline (the root 
 8 KiB segment to every rank) cost hours to simulate at 4096 ranks, where at half as many
 ranks they were several times slower than the tree (docs/large-scale.md). Leaving out a
 reference that slow cannot let a slower leancast candidate through: it must still beat the
-rest. Beyond 2048 ranks smpi:ompi gives way to what stands for it (ompi_in_place).
+rest. Beyond 2048 ranks smpi:ompi gives way to what stands for it (ompi_in_place). From
+2048 ranks leancast's flat rings must come within the tie margin instead (FLAT_RINGS).
 
   python3 scripts/large-scale-tune.py [--build build/smpi] [--only P[,P...]]
                                       [--groups G[,G...]] [--rules | --complete]
@@ -65,9 +66,10 @@ LIBRARY = ["smpi:ompi", "smpi:mpich", "smpi:binomial_tree", "smpi:scatter_rdb_al
 SMALL = ["1K", "12288", "64K"]
 LARGE = ["256K", "1M", "4M", "16M", "64M"]
 # MPICH's ring, SMPI's copy (a reference) and leancast's (an emulated one): P^2 messages,
-# hours at 1024 ranks over four sizes. Beyond P = 512 they are simulated in a group of their
+# hours at 1024 ranks over four sizes. At P = 1024 they are simulated in a group of their
 # own, at the sizes where SMPI's ring was the fastest of the library's broadcasts at 512 (4
-# and 16 MiB; elsewhere it was 1.1-69x slower than the tree, which it cannot veto).
+# and 16 MiB; elsewhere it was 1.1-69x slower than the tree, which it cannot veto); beyond,
+# SMPI's ring joins its size's group and leancast's rings are pruned as FLAT_RINGS says.
 MPICH_RINGS = ["scatter-ring", "smpi:scatter_LR_allgather"]
 # SMPI's mpich selector runs its SMP binomial tree, which with one simulated host per core
 # is SMPI's binomial tree: at every size simulated at P = 256-1024 the three took the same
@@ -91,12 +93,21 @@ PLAN = [
     (1024, [("1K", ["1K"], None), ("small", SMALL[1:], None), ("large", LARGE[:-1], "without"),
             ("rings", ["4M", "16M"], "only"), ("executors", SMALL, "executors")]),
     (2048, [("small", ["1K", "64K"], "without"), ("large", ["1M"], "without"),
-            ("16M", ["16M"], "without"), ("rings", ["16M"], "only"),
-            ("executors", ["1K", "64K"], "executors")]),
+            ("16M", ["16M"], None), ("executors", ["1K", "64K"], "executors")]),
     (4096, [("small", ["1K", "64K"], "without"), ("executors", ["1K", "64K"], "executors"),
             ("large", ["1M"], "without")]),
 ]
 EXECUTORS = ["dataflow", "dataflow:0"]
+# leancast's flat rings, P - 1 steps of every rank at once: at 2048 ranks and 16 MiB one
+# size of one of them did not finish in 74 (scatter-ring-tuned) and 36 (scatter-ring)
+# CPU-minutes here, and SMPI's ring took 107 (docs/tuning/large/). Beyond 1024 ranks they
+# are simulated at a size only where they came within the tie margin of the fastest
+# leancast candidate at the count before: their P - 1 step floor grows as P, a tree's depth
+# as log P, so a ring further behind cannot catch up by doubling P (at 1024 ranks and
+# 16 MiB both took 1.21x two-tree:16K's time). SMPI's ring, a reference, is not pruned so.
+FLAT_RINGS = ["scatter-ring", "scatter-ring-tuned"]
+FLAT_RINGS_FROM = 2048
+RING_PRUNE = 1 + float(TIE)
 # Beyond 2048 ranks smpi:ompi is not simulated: its set-up of node communicators took 3946 s
 # of wall time at 2048. What it runs there is: below 256 KiB (but 8-16 KiB from 4096 ranks)
 # MVAPICH2's 4-nomial tree, for which leancast's knomial:4 posted round by round stands in
@@ -214,8 +225,8 @@ def forget_cells(json_path):
 def ruled_counts():
     """{procs: its measured groups} of the counts whose measured sizes are each measured by
     every group that lists them. A size with a group missing would rest on part of the
-    references (16 MiB without the rings group: without SMPI's ring, the library's fastest
-    there at 1024 ranks; 64 KiB with only the executors group: against mpi alone); a size no
+    references (16 MiB at 1024 ranks without the rings group: without SMPI's ring, the
+    library's fastest there; 64 KiB with only the executors group: against mpi alone); a size no
     group measured has no rule at that count, so auto runs mpi there."""
     ruled = {}
     for procs, groups in PLAN:
@@ -293,6 +304,10 @@ def main():
                     else:
                         kept = pruned(previous, sizes, everything + emulated, PRUNE,
                                       any_executor=rings == "executors")
+                        if procs >= FLAT_RINGS_FROM:
+                            close = pruned(previous, sizes, everything + emulated, RING_PRUNE,
+                                           any_executor=rings == "executors")
+                            kept = [a for a in kept if a not in FLAT_RINGS or a in close]
                         candidates = [a for a in kept if a not in emulated]
                         kept = [a for a in kept if a in emulated]
                         references = pruned(previous, sizes, ["mpi"] + LIBRARY, REFERENCE_PRUNE)
