@@ -15,10 +15,10 @@
 #   real16-mpich  the same, MPICH (campaign1 at P = 16; the within-node runs, osu, at 4 and 8)
 #                                                                   (library=mpich, P = 3-16)
 #   node          one-node model (docs/one-node-model.md), P = 8, 16, 24    (P = 6-24 on one node)
-#   nodes         the same nodes of 24 on hornet's network, P = 33, 64, 129  (P = 25-181, ppn 12-48)
+#   nodes         the same nodes of 24 on hornet's network, P = 33, 64, 129  (P = 25-181, ppn 24)
 #   ppn1          hornet's network, one rank per node, P = 16, 64        (P = 8-91, ppn = 1)
 #   large         hornet, 24 ranks per node, P = 256-4096 (scripts/large-scale-tune.py, --method
-#                 sync, the registry's candidates; docs/large-scale.md)   (P = 182-5793, ppn 12-48)
+#                 sync, the registry's candidates; docs/large-scale.md)   (P = 182-5793, ppn 24)
 # Simulated sections measure every leancast candidate under three executors (leancast's
 # default dataflow:1, unbounded dataflow and dataflow:0, docs/algorithms.md#executors), so
 # that a rule names the one that won (NAME@EXECUTOR); they demand a 10 % lead (--tie 0.1):
@@ -72,13 +72,15 @@ declare -A flavor=([real-openmpi]=openmpi [real-mpich]=mpich [real16-openmpi]=op
 mpich_flat="binomial,scatter-doubling,scatter-ring"
 mpich_smp="$mpich_flat,node-aware:binomial/binomial,node-aware:scatter-doubling/binomial"
 mpich_smp+=",node-aware:scatter-ring/scatter-ring"
+# Across nodes the rules claim the 24 ranks a node simulated, no more: at 12 and 17 a node
+# MPICH's ring beat auto's choice at 16 MiB (docs/auto.md).
 declare -A rules=(
   [real-openmpi]="--procs-cover 2-2 --tie 0.15"
   [real-mpich]="--procs-cover 2-2 --tie 0.15"
   [real16-openmpi]="--procs-cover 3-16 --tie 0.15 --exclude auto"
   [real16-mpich]="--procs-cover 3-16 --tie 0.15 --exclude auto"
   [node]="--procs-cover 6-24 --tie 0.1 --library any --exclude linear --reference $mpich_flat"
-  [nodes]="--procs-cover 25-181 --ppn 12-48 --tie 0.1 --library any --reference $mpich_smp"
+  [nodes]="--procs-cover 25-181 --ppn 24-24 --tie 0.1 --library any --reference $mpich_smp"
   [ppn1]="--procs-cover 8-91 --ppn 1 --tie 0.1 --library any --reference $mpich_flat"
 )
 measure() {

@@ -57,7 +57,10 @@ TIE_BREAK = "0.05"
 # The rules claim from halfway (geometrically) between the nodes section's largest count and
 # 256 to halfway beyond the largest count measured, as the other sections do.
 COVER_FROM = 182
-PPN = "12-48"       # as the simulated nodes section claims (docs/auto.md)
+# The ranks per node the rules claim: the 24 simulated, as the nodes section claims. Claimed
+# as 12-48 before: at 12 and 17 a node MPICH's ring beat auto's two-tree at 16 MiB (0.78-0.92x
+# at P = 129 and 256; docs/large-scale/layouts/), and hornet's nodes have 24 cores.
+PPN = "24-24"
 # MPICH's own algorithms, in leancast: they win ties, never veto (auto-table.sh's mpich_smp).
 EMULATED = ("binomial,scatter-doubling,scatter-ring,node-aware:binomial/binomial,"
             "node-aware:scatter-doubling/binomial,node-aware:scatter-ring/scatter-ring")
