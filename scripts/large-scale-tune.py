@@ -103,7 +103,8 @@ PLAN = [
 EXECUTORS = ["dataflow", "dataflow:0"]
 # leancast's flat rings, P - 1 steps of every rank at once: at 2048 ranks and 16 MiB one
 # size of one of them did not finish in 74 (scatter-ring-tuned) and 36 (scatter-ring)
-# CPU-minutes here, and SMPI's ring took 107 (docs/tuning/large/). Beyond 1024 ranks they
+# CPU-minutes here, and SMPI's ring took 107 minutes of wall time beside other runs
+# (docs/tuning/large/p2048-16M.json). Beyond 1024 ranks they
 # are simulated at a size only where they came within the tie margin of the fastest
 # leancast candidate at the count before: their P - 1 step floor grows as P, a tree's depth
 # as log P, so a ring further behind cannot catch up by doubling P (at 1024 ranks and
