@@ -6,7 +6,11 @@
 # every configuration and the paper method for the defaults; buffers rotated beyond the
 # last-level cache above 4 MiB (leancast-bench --rotate-above 4M), and the node's memory
 # bound beside each cell. Then P = 4 (Open MPI, oversubscribed here), where auto defers to the
-# library at 64 B and 1 KiB. Raw JSON to docs/benchmarks/within-node/, tabulated by
+# library at 64 B and 1 KiB. Sizes below 64 KiB are timed 5000 times a cell, the others 20
+# (--small-iterations): in a mean over 20 broadcasts of 64 B one preempted iteration weighs
+# as much as all the others (a0be6e0's Open MPI cell: 12.6 us in one iteration, a mean of
+# 1.6 us). Raw JSON to
+# docs/benchmarks/within-node/, tabulated by
 # scripts/within-node-summary.py into summary.md there.
 # Usage: scripts/within-node-measure.sh [openmpi|mpich|all]   (default all)
 set -euo pipefail
@@ -23,7 +27,8 @@ bench() {
   while [[ "$1" != -- ]]; do launcher+=("$1"); shift; done
   shift
   run timeout 900 "${launcher[@]}" ./leancast-bench --algorithms "$2" --baseline mpi \
-    --sizes "${4:-$sizes}" --method "${3:-osu}" --iterations 20 --reps 5 --rotate-above 4M \
+    --sizes "${4:-$sizes}" --method "${3:-osu}" --iterations 20 --small-iterations 5000 \
+    --reps 5 --rotate-above 4M \
     --quiet --json "$1"
 }
 

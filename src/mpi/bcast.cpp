@@ -221,14 +221,6 @@ int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
   // one, so with it the communicator needs no more questions (every call pays for them).
   PrivateComm* state = nullptr;
   const int found = existing_private_comm(comm, state);
-  // A repeat of the last blocking call here: its checks passed, its answers hold (but for
-  // the buffer's, which are asked again). LEANCAST_CHECK agrees at every call.
-  if (const PrivateComm::LastCall* last = state != nullptr && nonblocking == nullptr && !checking
-                                              ? state->repeat_of(call, requested)
-                                              : nullptr;
-      last != nullptr && !check_buffer(call, true) && !(last->decision.tunable && tuning_online())) {
-    return run_decision(call, last->decision, state, state->size(), last->info, nullptr);
-  }
   // Outside its registry row's range: the message names the algorithm, value and range.
   const std::string bad_parameter = requested ? parameter_problem(*requested) : std::string();
   const bool bad_name = !bad_parameter.empty();
@@ -301,6 +293,24 @@ int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
   return rc;
 }
 
+// A repeat of the last blocking call on its communicator: its checks passed, its answers
+// hold (but for the buffer's, which are asked again); LEANCAST_CHECK agrees at every call,
+// and a tunable decision takes the full path while tuning is on. Apart from run(), whose
+// frame is large: a deferred 64 B broadcast is 170 ns (docs/benchmarks/call-path/).
+const PrivateComm::LastCall* repeated(const BcastCall& call,
+                                      const std::optional<AlgorithmSpec>& requested,
+                                      PrivateComm*& state) {
+  if (call.comm == MPI_COMM_NULL || process_settings().check ||
+      existing_private_comm(call.comm, state) != MPI_SUCCESS || state == nullptr) {
+    return nullptr;
+  }
+  const PrivateComm::LastCall* last = state->repeat_of(call, requested);
+  if (last == nullptr || check_buffer(call, true) || (last->decision.tunable && tuning_online())) {
+    return nullptr;
+  }
+  return last;
+}
+
 }  // namespace
 
 int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
@@ -320,6 +330,11 @@ int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
   // Nothing may escape into a C or Fortran caller: allocation failures (a packed copy of a
   // large derived-type buffer) and internal errors become MPI error codes.
   try {
+    PrivateComm* state = nullptr;
+    if (const PrivateComm::LastCall* last =
+            nonblocking == nullptr ? repeated(call, requested, state) : nullptr) {
+      return run_decision(call, last->decision, state, state->size(), last->info, nullptr);
+    }
     return run(call, requested, nonblocking);
   } catch (const std::bad_alloc&) {
     return raise_code(call.comm, MPI_ERR_NO_MEM);
@@ -389,19 +404,6 @@ std::string executor_description() {
          std::to_string(settings.window > 0 ? settings.window : detail::kDefaultWindow) +
          ", send window " +
          std::to_string(settings.send_window > 0 ? settings.send_window : detail::kDefaultSendWindow);
-}
-
-bool set_tuning(std::string_view mode) { return detail::override_tuning(mode); }
-
-std::optional<AlgorithmSpec> tuned_algorithm(MPI_Comm comm, std::uint64_t bytes) {
-  detail::PrivateComm* state = nullptr;
-  if (comm == MPI_COMM_NULL || detail::existing_private_comm(comm, state) != MPI_SUCCESS ||
-      state == nullptr || state->tuner() == nullptr) {
-    return std::nullopt;
-  }
-  const detail::TunedClass* tuned = state->tuner()->settled(bytes);
-  if (tuned == nullptr) return std::nullopt;
-  return tuned->candidates[tuned->winner];
 }
 
 std::optional<AlgorithmSpec> chosen_algorithm(MPI_Comm comm, std::uint64_t bytes,

@@ -27,7 +27,7 @@ namespace {
 
 // Guards against recursion: if a function leancast calls (MPI_Comm_dup, ...) is itself
 // wrapped by another tool that broadcasts, that broadcast goes to the MPI library.
-thread_local bool inside = false;
+thread_local constinit bool inside [[gnu::tls_model("initial-exec")]] = false;
 
 }  // namespace
 

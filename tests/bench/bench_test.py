@@ -168,6 +168,24 @@ class Bench(unittest.TestCase):
         self.assertEqual(rotated, {1024: False, 8192: True})
 
     @once
+    def test_small_sizes_are_timed_small_iterations_times(self):
+        path = os.path.join(self.dir, "small-iterations.json")
+        result = bench("--algorithms", "mpi", "--sizes", "1K,8K", "--iterations", "2",
+                       "--small-iterations", "7", "--small-below", "4K", "--warmup", "0",
+                       "--reps", "1", "--no-memory-bound", *CACHE, "--json", path)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(path) as f:
+            run = json.load(f)
+        self.assertEqual((run["options"]["small_iterations"], run["options"]["small_below"]),
+                         (7, 4096))
+        for cell in run["results"]:
+            expected = 7 if cell["bytes"] < 4096 else 2
+            self.assertEqual(cell["iterations"], expected, cell["bytes"])
+            # The time per broadcast is the cell's time over the broadcasts it timed.
+            rep = cell["reps"][0]
+            self.assertEqual(round(rep["total_seconds"] / rep["seconds_per_bcast"]), expected)
+
+    @once
     def test_report_plots_time_over_the_memory_bound_where_the_json_has_it(self):
         out = os.path.join(self.dir, "report-bound")
         result = subprocess.run([REPORT, self.rotated_path, "--out-dir", out], capture_output=True,
@@ -268,6 +286,7 @@ class Bench(unittest.TestCase):
             (["--root", "0", "--rotate-root"], "excludes"),
             (["--rotate-buffers", "sometimes"], "--rotate-buffers"),
             (["--rotate-above", "lots"], "--rotate-above"),
+            (["--small-below", "lots"], "--small-below"),
             (["--cache", "lots"], "--cache"),
         ]
         # Launched four at a time: each is mostly the launcher starting up.

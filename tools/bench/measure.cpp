@@ -147,9 +147,10 @@ CellTiming CellRunner::time(const Broadcaster& bcast, int bytes, int salt) {
 CellTiming CellRunner::time_paper(const Broadcaster& bcast, const BufferPlan& buffers,
                                 int bytes, int salt) {
   std::uint64_t wrong = 0;
+  const int iterations = options_.iterations_for(static_cast<std::uint64_t>(bytes));
   MPI_Barrier(comm_);
   const double start = MPI_Wtime();
-  for (int i = 0; i < options_.iterations; ++i) {
+  for (int i = 0; i < iterations; ++i) {
     const int root = root_of(i);
     unsigned char* buffer = next_buffer(buffers);
     if (options_.check) prepare(buffer, bytes, root, salt + i);
@@ -160,7 +161,7 @@ CellTiming CellRunner::time_paper(const Broadcaster& bcast, const BufferPlan& bu
   CellTiming timing;
   MPI_Allreduce(&local, &timing.total_seconds, 1, MPI_DOUBLE, MPI_MAX, comm_);
   MPI_Allreduce(&wrong, &timing.wrong_bytes, 1, MPI_UINT64_T, MPI_SUM, comm_);
-  timing.seconds_per_bcast = timing.total_seconds / options_.iterations;
+  timing.seconds_per_bcast = timing.total_seconds / iterations;
   timing.min_seconds = timing.max_seconds = timing.seconds_per_bcast;
   return timing;
 }
@@ -169,9 +170,10 @@ CellTiming CellRunner::time_paper(const Broadcaster& bcast, const BufferPlan& bu
 // slowest rank counts; mean, min and max over iterations.
 CellTiming CellRunner::time_osu(const Broadcaster& bcast, const BufferPlan& buffers,
                                 int bytes, int salt) {
-  std::vector<double> local(options_.iterations);
+  const int iterations = options_.iterations_for(static_cast<std::uint64_t>(bytes));
+  std::vector<double> local(iterations);
   std::uint64_t wrong = 0;
-  for (int i = 0; i < options_.iterations; ++i) {
+  for (int i = 0; i < iterations; ++i) {
     const int root = root_of(i);
     unsigned char* buffer = next_buffer(buffers);
     if (options_.check) prepare(buffer, bytes, root, salt + i);
@@ -181,8 +183,8 @@ CellTiming CellRunner::time_osu(const Broadcaster& bcast, const BufferPlan& buff
     local[i] = MPI_Wtime() - start;
     if (options_.check) wrong += count_wrong(buffer, bytes, root, salt + i);
   }
-  std::vector<double> slowest(options_.iterations);
-  MPI_Allreduce(local.data(), slowest.data(), options_.iterations, MPI_DOUBLE, MPI_MAX, comm_);
+  std::vector<double> slowest(iterations);
+  MPI_Allreduce(local.data(), slowest.data(), iterations, MPI_DOUBLE, MPI_MAX, comm_);
   return per_iteration(slowest, wrong);
 }
 
@@ -205,9 +207,9 @@ CellTiming CellRunner::per_iteration(const std::vector<double>& times, std::uint
 // broadcast again with a ten times longer lead.
 CellTiming CellRunner::time_sync(const Broadcaster& bcast, const BufferPlan& buffers, int bytes,
                                  int salt) {
-  std::vector<double> times(options_.iterations);
+  std::vector<double> times(options_.iterations_for(static_cast<std::uint64_t>(bytes)));
   std::uint64_t wrong = 0;
-  for (int i = 0; i < options_.iterations; ++i) {
+  for (int i = 0; i < static_cast<int>(times.size()); ++i) {
     const int root = root_of(i);
     unsigned char* buffer = next_buffer(buffers);
     for (double lead = 1e-3;; lead *= 10) {

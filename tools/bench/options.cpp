@@ -89,6 +89,12 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
       ->capture_default_str();
   app.add_option("--iterations", o.iterations, "broadcasts timed per cell")
       ->check(CLI::Range(1, 100000000))->capture_default_str();
+  app.add_option("--small-iterations", o.small_iterations,
+                 "broadcasts timed per cell below --small-below (0: --iterations)")
+      ->check(CLI::Range(0, 100000000))->capture_default_str();
+  std::string small_below_text = "64K";
+  app.add_option("--small-below", small_below_text, "bytes: where --small-iterations stops")
+      ->capture_default_str();
   app.add_option("--warmup", o.warmup, "untimed broadcasts before each cell")
       ->check(CLI::Range(0, 100000000))->capture_default_str();
   app.add_option("--reps", o.reps, "repetitions of the whole interleaved grid")
@@ -154,6 +160,11 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
       return failure("--rotate-above: '" + rotate_above + "' is not a size (e.g. 4M)");
     }
     o.rotate_above = *above;
+  }
+  if (const auto below = detail::parse_byte_size(small_below_text); below) {
+    o.small_below = *below;
+  } else {
+    return failure("--small-below: '" + small_below_text + "' is not a size (e.g. 64K)");
   }
   if (!cache.empty()) {
     const auto bytes = detail::parse_byte_size(cache);

@@ -126,8 +126,11 @@ CellSummary summarize(const BenchRun& run, const Cell& cell) {
 
 void print_table(const BenchRun& run) {
   const Options& o = run.options;
-  fmt::print("leancast-bench: method={} P={} ({} node(s)) iterations={} reps={} root={} | {}\n",
+  fmt::print("leancast-bench: method={} P={} ({} node(s)) iterations={}{} reps={} root={} | {}\n",
              method_name(o.method), run.procs, run.environment.value("nodes", 0), o.iterations,
+             o.small_iterations > 0
+                 ? fmt::format(" ({} below {} B)", o.small_iterations, o.small_below)
+                 : std::string(),
              o.reps, o.rotate_root ? "rotating" : std::to_string(o.root),
              run.environment.value("mpi_library", std::string("?")));
   print_memory_header(run);
@@ -179,6 +182,7 @@ nlohmann::ordered_json to_json(const BenchRun& run) {
     nlohmann::ordered_json result{{"algorithm", cell.algorithm},
                                   {"bytes", cell.bytes},
                                   {"data_ok", cell.wrong_bytes == 0},
+                                  {"iterations", o.iterations_for(cell.bytes)},
                                   {"buffers_rotated", cell.buffers.rotated},
                                   {"buffer_count", cell.buffers.buffers}};
     if (const auto bound = memory_bound_seconds(run.memory, run.procs, cell.bytes)) {
@@ -200,6 +204,8 @@ nlohmann::ordered_json to_json(const BenchRun& run) {
        {{"algorithms", o.algorithms},
         {"sizes", o.sizes},
         {"iterations", o.iterations},
+        {"small_iterations", o.small_iterations},
+        {"small_below", o.small_below},
         {"warmup", o.warmup},
         {"reps", o.reps},
         {"root", o.rotate_root ? nlohmann::ordered_json("rotate") : nlohmann::ordered_json(o.root)},

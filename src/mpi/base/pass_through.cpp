@@ -4,12 +4,14 @@
 
 namespace leancast::detail {
 
-int pass_to_mpi(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
-  if (count <= INT_MAX) return PMPI_Bcast(buf, static_cast<int>(count), type, root, comm);
+int pass_to_mpi_large(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
 #if MPI_VERSION >= 4
   return PMPI_Bcast_c(buf, count, type, root, comm);
 #else
-  return MPI_ERR_COUNT;  // unreachable: without MPI 4 every count came through an int
+  // Unreachable: without MPI 4 every count came through an int.
+  static_cast<void>(buf), static_cast<void>(count), static_cast<void>(type);
+  static_cast<void>(root), static_cast<void>(comm);
+  return MPI_ERR_COUNT;
 #endif
 }
 

@@ -6,14 +6,16 @@
 
 namespace leancast::detail {
 
-const Settings& process_settings() {
-  // Read at the first broadcast. Every broadcast asks, so the once-only reading is a
-  // function-local static: thread-safe to initialize, one check afterwards.
+std::atomic<const Settings*> settings_read{nullptr};
+
+const Settings& read_process_settings() {
+  // Read at the first broadcast, once (a function-local static: thread-safe to initialize).
   static const Settings settings = [] {
     Settings read = read_settings([](const char* name) { return std::getenv(name); });
     for (const std::string& warning : read.warnings) rank0_print(warning);
     return read;
   }();
+  settings_read.store(&settings, std::memory_order_release);
   return settings;
 }
 

@@ -65,9 +65,8 @@ int print_summary(MPI_Comm, int, void*, void*) {
 
 }  // namespace
 
-void record_bcast(const Decision& decision, int procs, std::uint64_t bytes,
-                  const std::shared_ptr<const NodeMap>& nodes) {
-  if (!process_settings().verbose) return;
+void record_bcast_verbose(const Decision& decision, int procs, std::uint64_t bytes,
+                          const std::shared_ptr<const NodeMap>& nodes) {
   install_summary_hook();
   bool first = false;
   {

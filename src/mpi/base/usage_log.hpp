@@ -7,14 +7,20 @@
 #include <cstdint>
 #include <memory>
 
+#include "mpi/base/process_settings.hpp"
 #include "select/decide.hpp"
 
 namespace leancast::detail {
 
 // Counts one broadcast this rank took part in (bytes: count * type size); `nodes`, where
 // known, is where the communicator's ranks run (the log line says how many nodes).
-void record_bcast(const Decision& decision, int procs, std::uint64_t bytes,
-                  const std::shared_ptr<const NodeMap>& nodes = nullptr);
+// Inline: with LEANCAST_VERBOSE off (the usual case) a broadcast pays one load for it.
+void record_bcast_verbose(const Decision& decision, int procs, std::uint64_t bytes,
+                          const std::shared_ptr<const NodeMap>& nodes);
+inline void record_bcast(const Decision& decision, int procs, std::uint64_t bytes,
+                         const std::shared_ptr<const NodeMap>& nodes = nullptr) {
+  if (process_settings().verbose) record_bcast_verbose(decision, procs, bytes, nodes);
+}
 
 // Counts private communicators (private_comm.hpp) as they are created and freed.
 void count_private_comm(bool created);

@@ -202,11 +202,4 @@ std::optional<Problem> check_arguments(const BcastCall& call, int size, bool& pr
   return std::nullopt;
 }
 
-std::optional<Problem> check_buffer(const BcastCall& call, bool predefined) {
-  if (call.buf == MPI_IN_PLACE) return Problem::in_place_buffer;
-  // MPI_BOTTOM (NULL) is a valid base for derived types with absolute addresses.
-  if (call.buf == nullptr && call.count > 0 && predefined) return Problem::null_buffer;
-  return std::nullopt;
-}
-
 }  // namespace leancast::detail

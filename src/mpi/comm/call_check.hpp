@@ -29,8 +29,13 @@ namespace leancast::detail {
 // argument on one rank never leaves that rank waiting. `predefined`: whether the datatype
 // is a predefined one (set once the datatype is known not to be MPI_DATATYPE_NULL).
 std::optional<Problem> check_arguments(const BcastCall& call, int size, bool& predefined);
-// The checks of those that look at the buffer (a repeated call asks them again).
-std::optional<Problem> check_buffer(const BcastCall& call, bool predefined);
+// The checks of those that look at the buffer (a repeated call asks them again, inline).
+inline std::optional<Problem> check_buffer(const BcastCall& call, bool predefined) {
+  if (call.buf == MPI_IN_PLACE) return Problem::in_place_buffer;
+  // MPI_BOTTOM (NULL) is a valid base for derived types with absolute addresses.
+  if (call.buf == nullptr && call.count > 0 && predefined) return Problem::null_buffer;
+  return std::nullopt;
+}
 
 // What this rank is about to do.
 struct CallSignature {

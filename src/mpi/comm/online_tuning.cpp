@@ -13,16 +13,17 @@
 
 #include <fmt/format.h>
 
+#include <leancast/leancast.hpp>
+
 #include "mpi/base/process_settings.hpp"
 #include "mpi/base/rank0_log.hpp"
 #include "select/tune_file.hpp"
 
 namespace leancast::detail {
 
-namespace {
-
-// set_tuning's override: -1 none, 0 off, 1 online.
 std::atomic<int> tuning_override{-1};
+
+namespace {
 
 // The rules this process learned, for LEANCAST_TUNE_FILE: one per (procs, ppn, class).
 std::mutex learned_mutex;
@@ -136,11 +137,6 @@ void report(const PrivateComm& state, const TunedClass& tuned) {
 
 }  // namespace
 
-bool tuning_online() {
-  const int chosen = tuning_override.load(std::memory_order_relaxed);
-  return chosen < 0 ? process_settings().tune_online : chosen == 1;
-}
-
 bool override_tuning(std::string_view mode) {
   const int chosen = mode == "online" ? 1 : mode == "off" ? 0 : mode.empty() ? -1 : -2;
   if (chosen == -2) return false;
@@ -180,3 +176,21 @@ void tune_record(PrivateComm& state, const TuneStep& step, double seconds) {
 }
 
 }  // namespace leancast::detail
+
+// The public side of online tuning (leancast/leancast.hpp).
+namespace leancast {
+
+bool set_tuning(std::string_view mode) { return detail::override_tuning(mode); }
+
+std::optional<AlgorithmSpec> tuned_algorithm(MPI_Comm comm, std::uint64_t bytes) {
+  detail::PrivateComm* state = nullptr;
+  if (comm == MPI_COMM_NULL || detail::existing_private_comm(comm, state) != MPI_SUCCESS ||
+      state == nullptr || state->tuner() == nullptr) {
+    return std::nullopt;
+  }
+  const detail::TunedClass* tuned = state->tuner()->settled(bytes);
+  if (tuned == nullptr) return std::nullopt;
+  return tuned->candidates[tuned->winner];
+}
+
+}  // namespace leancast

@@ -7,15 +7,23 @@
 // the file collects is locked.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string_view>
 
+#include "mpi/base/process_settings.hpp"
 #include "mpi/comm/private_comm.hpp"
 
 namespace leancast::detail {
 
-// LEANCAST_TUNE, or what set_tuning said last.
-bool tuning_online();
+// What set_tuning said last: -1 nothing (the setting holds), 0 off, 1 online.
+extern std::atomic<int> tuning_override;
+
+// LEANCAST_TUNE, or what set_tuning said last (inline: a repeated broadcast asks).
+inline bool tuning_online() {
+  const int chosen = tuning_override.load(std::memory_order_relaxed);
+  return chosen < 0 ? process_settings().tune_online : chosen == 1;
+}
 
 // Overrides LEANCAST_TUNE: "online", "off", "" (the setting again); false for another name.
 bool override_tuning(std::string_view mode);

@@ -36,22 +36,12 @@ const std::pair<int, int>& state_keyval() {
 std::once_flag local_once;
 MPI_Comm local_comm = MPI_COMM_NULL;
 
-// Private states freed so far: what a thread remembers of its last lookup holds while this
-// is unchanged.
-std::atomic<std::uint64_t> states_freed{0};
-
-#ifndef LEANCAST_SMPI
-// The last private state this thread found, and on which communicator. (Not under SMPI,
-// whose simulated ranks may share a thread.)
-struct LastFound {
-  MPI_Comm user = MPI_COMM_NULL;
-  PrivateComm* state = nullptr;
-  std::uint64_t freed = 0;
-};
-thread_local LastFound last_found;
-#endif
-
 }  // namespace
+
+std::atomic<std::uint64_t> states_freed{0};
+#ifndef LEANCAST_SMPI
+thread_local constinit LastFound last_found [[gnu::tls_model("initial-exec")]];
+#endif
 
 PrivateComm::~PrivateComm() {
   states_freed.fetch_add(1, std::memory_order_release);
@@ -150,14 +140,10 @@ void PrivateComm::remember(std::uint64_t bytes, const std::optional<AlgorithmSpe
   decisions_[decisions_made_++ % kRememberedDecisions] = {bytes, call, decision};
 }
 
-int existing_private_comm(MPI_Comm user, PrivateComm*& out) {
+int find_private_comm(MPI_Comm user, PrivateComm*& out) {
   out = nullptr;
 #ifndef LEANCAST_SMPI
   const std::uint64_t freed = states_freed.load(std::memory_order_acquire);
-  if (last_found.state != nullptr && last_found.user == user && last_found.freed == freed) {
-    out = last_found.state;
-    return MPI_SUCCESS;
-  }
 #endif
   const auto& [keyval, keyval_error] = state_keyval();
   if (keyval_error != MPI_SUCCESS) return keyval_error;

@@ -23,6 +23,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <list>
 #include <memory>
@@ -173,8 +174,36 @@ int private_comm(MPI_Comm user, PrivateComm*& out);
 // Returns an MPI error code. Each thread remembers the last one it found, so that
 // broadcasts repeated on one communicator skip MPI_Comm_get_attr (about 20 ns with Open
 // MPI 4.1: docs/benchmarks/call-path/); freeing any private state forgets it (a freed
-// communicator's handle may come back for another).
-int existing_private_comm(MPI_Comm user, PrivateComm*& out);
+// communicator's handle may come back for another). The remembered lookup is inline.
+int find_private_comm(MPI_Comm user, PrivateComm*& out);
+
+// Private states freed so far: what a thread remembers of its last lookup holds while this
+// is unchanged.
+extern std::atomic<std::uint64_t> states_freed;
+
+#ifndef LEANCAST_SMPI
+// The last private state this thread found, and on which communicator. (Not under SMPI,
+// whose simulated ranks may share a thread.) Initial-exec: one load from the thread
+// pointer, where the shared library's default model calls __tls_get_addr at every
+// broadcast; the library is linked or preloaded, whose TLS is static.
+struct LastFound {
+  MPI_Comm user{};  // (MPI_COMM_NULL is no constant in Open MPI; state says whether set)
+  PrivateComm* state = nullptr;
+  std::uint64_t freed = 0;
+};
+extern thread_local constinit LastFound last_found [[gnu::tls_model("initial-exec")]];
+#endif
+
+inline int existing_private_comm(MPI_Comm user, PrivateComm*& out) {
+#ifndef LEANCAST_SMPI
+  if (last_found.state != nullptr && last_found.user == user &&
+      last_found.freed == states_freed.load(std::memory_order_acquire)) {
+    out = last_found.state;
+    return MPI_SUCCESS;
+  }
+#endif
+  return find_private_comm(user, out);
+}
 
 // Inside a call that just made `comm` on every one of its ranks: its private state, unless
 // it is an intercommunicator, has one rank, or the settings never run leancast's

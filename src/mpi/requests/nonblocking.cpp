@@ -46,7 +46,13 @@ int query_status(void*, MPI_Status* status) {
 int free_nothing(void*) { return MPI_SUCCESS; }
 int cancel_nothing(void*, int) { return MPI_SUCCESS; }
 
+#ifndef LEANCAST_SMPI
+// Initial-exec, as private_comm.hpp's last_found; not under SMPI, which may load the
+// program that holds it more than once (dlopen: no static TLS to spare).
+thread_local constinit bool own_calls [[gnu::tls_model("initial-exec")]] = false;
+#else
 thread_local bool own_calls = false;
+#endif
 
 class Engine {
  public:
