@@ -89,7 +89,8 @@ measure() {
     # copy on (env.sh turns it off for the tests, for machines that forbid it).
     real-openmpi) args=(--site --launcher "env OMPI_MCA_btl_vader_single_copy_mechanism=cma mpirun --oversubscribe -n {procs}"
                         --procs 2 --budget-minutes 6 --sizes "$real_sizes") ;;
-    real-mpich) args=(--site --launcher "mpiexec.mpich -n {procs}" --procs 2 --budget-minutes 6
+    # Bound to cores, as Open MPI binds by default (scripts/within-node-measure.sh says why).
+    real-mpich) args=(--site --launcher "mpiexec.mpich -bind-to core -n {procs}" --procs 2 --budget-minutes 6
                       --sizes "$real_sizes") ;;
     node) args=(--sim hornet --procs 8,16,24 --candidates "$flat,$library" --sizes "$sim_sizes"
                 --iterations 10 $executors) ;;

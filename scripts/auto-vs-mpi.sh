@@ -27,7 +27,7 @@ for part in "${parts[@]}"; do
       for setup in "openmpi 2" "openmpi 4" "mpich 2"; do
         read -r flavor procs <<< "$setup"
         launch=(mpirun --oversubscribe -n "$procs")
-        [[ $flavor == mpich ]] && launch=(mpiexec.mpich -n "$procs")
+        [[ $flavor == mpich ]] && launch=(mpiexec.mpich -bind-to core -n "$procs")
         for method in paper osu; do
           for grid in small large; do
             if [[ $grid == small ]]; then sizes=("${small[@]}"); else sizes=("${large[@]}"); fi
