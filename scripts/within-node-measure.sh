@@ -61,8 +61,9 @@ if [[ "$what" == mpich || "$what" == all ]]; then
   build_leancast mpich
   cd "$LEANCAST_ROOT/build/mpich"
   # Each rank bound to a core, as Open MPI's mpirun binds by default and cluster launchers
-  # do: hydra binds nothing by default, and unbound shm:64K at 16 MiB took 3.97 ms against
-  # 2.44 ms bound (MPICH's own broadcast 4.36 and 4.39 ms), 2026-11-28, this VM.
+  # do (hydra binds nothing by default: unbound shm:64K at 16 MiB took 3.97 ms against
+  # 2.44 ms bound in one pair of runs, MPICH's own broadcast 4.36 and 4.39 ms; this VM's
+  # two modes, docs/benchmarks.md, may explain that as well).
   launch=(mpiexec.mpich -bind-to core -n 2)
   bench "${launch[@]}" -- "$out/mpich-p2-default.json" "mpi,$mine"
   bench "${launch[@]}" -- "$out/mpich-p2-default-paper.json" "mpi,$mine" paper
