@@ -11,6 +11,7 @@ source "$(dirname "$0")/env.sh"
 flavor="$1" build="$(cd "$2" && pwd)" label="$3"
 out="${4:-$LEANCAST_ROOT/docs/benchmarks/call-path}"
 mkdir -p "$out"
+out="$(cd "$out" && pwd)"  # the runs start in the build directory
 case "$flavor" in
   openmpi) launch=(mpirun --oversubscribe -n) ;;
   mpich) launch=(mpiexec.mpich -n) ;;
