@@ -12,7 +12,10 @@
 # 1.6 us). Raw JSON to
 # docs/benchmarks/within-node/, tabulated by
 # scripts/within-node-summary.py into summary.md there.
-# Usage: scripts/within-node-measure.sh [openmpi|mpich|all]   (default all)
+# `modes` instead: 10 rounds about 30 s apart of shm:64K, cma and MPI_Bcast at 1 and 16 MiB
+# under Open MPI, each with the bench's memory probe, whose cache line round trip between the
+# two ranks tells this VM's two placements of its vCPUs apart (modes/round-N.json).
+# Usage: scripts/within-node-measure.sh [openmpi|mpich|all|modes]   (default all)
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 what="${1:-all}"
@@ -69,6 +72,18 @@ if [[ "$what" == mpich || "$what" == all ]]; then
   bench "${launch[@]}" -- "$out/mpich-p2-default-paper.json" "mpi,$mine" paper
   bench env MPIR_CVAR_BCAST_POSIX_INTRA_ALGORITHM=release_gather "${launch[@]}" -- \
     "$out/mpich-p2-release_gather.json" "mpi,$mine"
+fi
+
+if [[ "$what" == modes ]]; then
+  build_leancast openmpi
+  cd "$LEANCAST_ROOT/build/openmpi"
+  mkdir -p "$out/modes"
+  for round in $(seq 1 10); do
+    ((round == 1)) || sleep 30
+    run timeout 300 mpirun --oversubscribe -n 2 ./leancast-bench --algorithms mpi,shm:64K,cma \
+      --baseline mpi --sizes 1M,16M --method osu --iterations 20 --reps 5 --rotate-above 4M \
+      --quiet --json "$out/modes/round-$round.json"
+  done
 fi
 /usr/bin/python3 "$LEANCAST_ROOT/scripts/within-node-summary.py" "$out" > "$out/summary.md"
 echo "wrote $out/summary.md" >&2

@@ -78,7 +78,34 @@ def stamp(run):
             f"{run.get('last_level_cache_bytes', 0) >> 20} MiB; memory copy one core "
             f"{run.get('memory_copy_one_core_bytes_per_second', 0) / 2**30:.1f} GiB/s, all "
             f"{run.get('memory_copy_ranks', '?')} ranks at once "
-            f"{run.get('memory_copy_all_cores_bytes_per_second', 0) / 2**30:.1f} GiB/s")
+            f"{run.get('memory_copy_all_cores_bytes_per_second', 0) / 2**30:.1f} GiB/s"
+            + (f"; a cache line's round trip between ranks 0 and 1 "
+               f"{run['core_round_trip_seconds'] * 1e9:.0f} ns"
+               if run.get("core_round_trip_seconds") else ""))
+
+
+def modes(directory):
+    """scripts/within-node-measure.sh modes: per round, the cache line's round trip between the
+    two ranks beside each algorithm's median time (µs) at each size."""
+    paths = sorted(glob.glob(os.path.join(directory, "modes", "round-*.json")),
+                   key=lambda p: int(re.search(r"round-(\d+)", p).group(1)))
+    if not paths:
+        return []
+    rounds = [load(p) for p in paths]
+    keys = sorted({k for _, cells, _ in rounds for k in cells}, key=lambda k: (k[1], k[0]))
+    lines = ["## shm's two modes on this VM (modes/)", "",
+             f"Open MPI, P = 2, osu method, {len(rounds)} rounds about 30 s apart "
+             f"({rounds[0][0]['environment']['date']} on, git "
+             f"{rounds[0][0]['environment']['git_revision']}): per round the round trip of a "
+             "cache line between the two ranks (the bench's memory probe) and each median time "
+             "in µs.", ""]
+    header = ["round", "round trip ns"] + [f"{a} {size_text(s)}" for a, s in keys]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for number, (run, cells, _) in enumerate(rounds, 1):
+        row = [str(number), f"{run.get('core_round_trip_seconds', 0) * 1e9:.0f}"]
+        row += [f"{median_time(cells, a, s) * 1e6:.1f}" for a, s in keys]
+        lines.append("| " + " | ".join(row) + " |")
+    return lines + [""]
 
 
 def table(title, default, runs, peer="coll sm"):
@@ -145,6 +172,7 @@ def main():
     for library in ("openmpi", "mpich"):
         out += section(directory, library)
     out += deferral(directory, "openmpi", 4)
+    out += modes(directory)
     print("\n".join(out))
 
 

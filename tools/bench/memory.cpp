@@ -1,8 +1,10 @@
 #include "memory.hpp"
 
+#include <sched.h>
 #include <sys/uio.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -138,6 +140,58 @@ void measure_copy_rates(MPI_Comm comm, MPI_Comm node, MemoryInfo& memory) {
   memory.measured = true;
 }
 
+// Spins until `ready()`, yielding the core after a while: two ranks on one core (an
+// oversubscribed node) would otherwise pass the flag once per time slice.
+template <class Ready>
+void spin_until(Ready ready) {
+  for (int look = 0; !ready(); ++look) {
+    if (look > 1000) sched_yield();
+  }
+}
+
+// Ranks 0 and 1 of `node` pass a flag in a shared line back and forth; the others wait.
+void measure_round_trip(MPI_Comm comm, MPI_Comm node, MemoryInfo& memory) {
+  constexpr int kTrips = 10000, kRoundTripReps = 5;
+  int node_rank = 0, node_size = 1;
+  MPI_Comm_rank(node, &node_rank);
+  MPI_Comm_size(node, &node_size);
+  double seconds = 0;
+  if (node_size >= 2) {
+    char* base = nullptr;
+    MPI_Win window = MPI_WIN_NULL;
+    MPI_Win_allocate_shared(node_rank == 0 ? 256 : 0, 1, MPI_INFO_NULL, node, &base, &window);
+    MPI_Aint size = 0;
+    int unit = 0;
+    MPI_Win_shared_query(window, 0, &size, &unit, &base);
+    // Two lines, one written by each side.
+    std::atomic_ref<std::int64_t> ping(*reinterpret_cast<std::int64_t*>(base));
+    std::atomic_ref<std::int64_t> pong(*reinterpret_cast<std::int64_t*>(base + 128));
+    if (node_rank == 0) ping.store(0), pong.store(0);
+    std::vector<double> runs;
+    std::int64_t trip = 0;
+    for (int rep = 0; rep < kRoundTripReps; ++rep) {
+      MPI_Barrier(node);
+      const double start = MPI_Wtime();
+      for (int i = 0; i < kTrips && node_rank < 2; ++i) {
+        ++trip;
+        if (node_rank == 0) {
+          ping.store(trip, std::memory_order_release);
+          spin_until([&] { return pong.load(std::memory_order_acquire) == trip; });
+        } else {
+          spin_until([&] { return ping.load(std::memory_order_acquire) == trip; });
+          pong.store(trip, std::memory_order_release);
+        }
+      }
+      runs.push_back((MPI_Wtime() - start) / kTrips);
+    }
+    MPI_Win_free(&window);
+    std::nth_element(runs.begin(), runs.begin() + kRoundTripReps / 2, runs.end());
+    seconds = runs[kRoundTripReps / 2];
+  }
+  MPI_Bcast(&seconds, 1, MPI_DOUBLE, 0, comm);  // rank 0's node
+  memory.core_round_trip_seconds = seconds;
+}
+
 }  // namespace
 
 MemoryInfo probe_memory(MPI_Comm comm, bool measure, std::uint64_t cache_bytes) {
@@ -172,6 +226,7 @@ MemoryInfo probe_memory(MPI_Comm comm, bool measure, std::uint64_t cache_bytes) 
   memory.node_ranks = node_size;
   memory.one_node = node_size == procs;
   measure_copy_rates(comm, node, memory);
+  measure_round_trip(comm, node, memory);
   MPI_Comm_free(&node);
   return memory;
 }

@@ -76,6 +76,10 @@ void print_memory_header(const BenchRun& run) {
              m.one_core_bytes_per_second / kMiB / 1024, m.node_ranks,
              m.all_cores_bytes_per_second / kMiB / 1024,
              m.cross_memory_bytes_per_second / kMiB / 1024);
+  if (m.core_round_trip_seconds > 0) {
+    fmt::print("memory: a cache line's round trip between the node's ranks 0 and 1: {:.0f} ns\n",
+               m.core_round_trip_seconds * 1e9);
+  }
   if (!m.one_node || run.procs < 2) {
     fmt::print("memory: no bound: {}\n",
                run.procs < 2 ? "one rank" : "the job spans more than one node");
@@ -229,6 +233,7 @@ nlohmann::ordered_json to_json(const BenchRun& run) {
     json["memory_copy_all_cores_bytes_per_second"] = run.memory.all_cores_bytes_per_second;
     json["memory_cross_copy_one_core_bytes_per_second"] = run.memory.cross_memory_bytes_per_second;
     json["memory_copy_ranks"] = run.memory.node_ranks;
+    json["core_round_trip_seconds"] = run.memory.core_round_trip_seconds;
     json["memory_copy_bytes"] = {{"one_core", run.memory.one_core_copy_bytes},
                                  {"each_rank_all_cores", run.memory.all_cores_copy_bytes}};
   }
