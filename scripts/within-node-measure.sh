@@ -80,9 +80,7 @@ if [[ "$what" == modes ]]; then
   mkdir -p "$out/modes"
   for round in $(seq 1 10); do
     ((round == 1)) || sleep 30
-    run timeout 300 mpirun --oversubscribe -n 2 ./leancast-bench --algorithms mpi,shm:64K,cma \
-      --baseline mpi --sizes 1M,16M --method osu --iterations 20 --reps 5 --rotate-above 4M \
-      --quiet --json "$out/modes/round-$round.json"
+    bench mpirun --oversubscribe -n 2 -- "$out/modes/round-$round.json" mpi,shm:64K,cma osu 1M,16M
   done
 fi
 /usr/bin/python3 "$LEANCAST_ROOT/scripts/within-node-summary.py" "$out" > "$out/summary.md"

@@ -212,15 +212,14 @@ int fail_checked(const BcastCall& call, PrivateComm* state, int code) {
   return raise_code(call.comm, code);
 }
 
+// `state`: the private communicator, if an earlier broadcast made it (`found`: the lookup's
+// error code); only intracommunicators get one, so with it the communicator needs no more
+// questions (every call pays for them).
 int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
-        const NonblockingCall* nonblocking) {
+        const NonblockingCall* nonblocking, PrivateComm* state, int found) {
   const MPI_Comm comm = call.comm;
   if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
   const bool checking = process_settings().check;
-  // The private communicator, if an earlier broadcast made it; only intracommunicators get
-  // one, so with it the communicator needs no more questions (every call pays for them).
-  PrivateComm* state = nullptr;
-  const int found = existing_private_comm(comm, state);
   // Outside its registry row's range: the message names the algorithm, value and range.
   const std::string bad_parameter = requested ? parameter_problem(*requested) : std::string();
   const bool bad_name = !bad_parameter.empty();
@@ -299,12 +298,9 @@ int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
 // frame is large: a deferred 64 B broadcast is 170 ns (docs/benchmarks/call-path/).
 const PrivateComm::LastCall* repeated(const BcastCall& call,
                                       const std::optional<AlgorithmSpec>& requested,
-                                      PrivateComm*& state) {
-  if (call.comm == MPI_COMM_NULL || process_settings().check ||
-      existing_private_comm(call.comm, state) != MPI_SUCCESS || state == nullptr) {
-    return nullptr;
-  }
-  const PrivateComm::LastCall* last = state->repeat_of(call, requested);
+                                      const PrivateComm& state) {
+  if (process_settings().check) return nullptr;
+  const PrivateComm::LastCall* last = state.repeat_of(call, requested);
   if (last == nullptr || check_buffer(call, true) || (last->decision.tunable && tuning_online())) {
     return nullptr;
   }
@@ -330,12 +326,16 @@ int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
   // Nothing may escape into a C or Fortran caller: allocation failures (a packed copy of a
   // large derived-type buffer) and internal errors become MPI error codes.
   try {
+    // Looked up once per call, for the repeat and for run().
     PrivateComm* state = nullptr;
+    const int found =
+        call.comm == MPI_COMM_NULL ? MPI_SUCCESS : existing_private_comm(call.comm, state);
     if (const PrivateComm::LastCall* last =
-            nonblocking == nullptr ? repeated(call, requested, state) : nullptr) {
+            nonblocking == nullptr && state != nullptr ? repeated(call, requested, *state)
+                                                       : nullptr) {
       return run_decision(call, last->decision, state, state->size(), last->info, nullptr);
     }
-    return run(call, requested, nonblocking);
+    return run(call, requested, nonblocking, state, found);
   } catch (const std::bad_alloc&) {
     return raise_code(call.comm, MPI_ERR_NO_MEM);
   } catch (...) {

@@ -207,9 +207,10 @@ CellTiming CellRunner::per_iteration(const std::vector<double>& times, std::uint
 // broadcast again with a ten times longer lead.
 CellTiming CellRunner::time_sync(const Broadcaster& bcast, const BufferPlan& buffers, int bytes,
                                  int salt) {
-  std::vector<double> times(options_.iterations_for(static_cast<std::uint64_t>(bytes)));
+  const int iterations = options_.iterations_for(static_cast<std::uint64_t>(bytes));
+  std::vector<double> times(iterations);
   std::uint64_t wrong = 0;
-  for (int i = 0; i < static_cast<int>(times.size()); ++i) {
+  for (int i = 0; i < iterations; ++i) {
     const int root = root_of(i);
     unsigned char* buffer = next_buffer(buffers);
     for (double lead = 1e-3;; lead *= 10) {

@@ -141,7 +141,8 @@ void measure_copy_rates(MPI_Comm comm, MPI_Comm node, MemoryInfo& memory) {
 }
 
 // Spins until `ready()`, yielding the core after a while: two ranks on one core (an
-// oversubscribed node) would otherwise pass the flag once per time slice.
+// oversubscribed node) would otherwise pass the flag once per time slice. Not the library's
+// wait_until (guest_wait.hpp): its pause per look and its clock reads would be timed too.
 template <class Ready>
 void spin_until(Ready ready) {
   for (int look = 0; !ready(); ++look) {

@@ -4,14 +4,13 @@
 
 namespace leancast::detail {
 
-int pass_to_mpi_large(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
+int pass_to_mpi_large([[maybe_unused]] void* buf, [[maybe_unused]] MPI_Count count,
+                      [[maybe_unused]] MPI_Datatype type, [[maybe_unused]] int root,
+                      [[maybe_unused]] MPI_Comm comm) {
 #if MPI_VERSION >= 4
   return PMPI_Bcast_c(buf, count, type, root, comm);
 #else
-  // Unreachable: without MPI 4 every count came through an int.
-  static_cast<void>(buf), static_cast<void>(count), static_cast<void>(type);
-  static_cast<void>(root), static_cast<void>(comm);
-  return MPI_ERR_COUNT;
+  return MPI_ERR_COUNT;  // unreachable: without MPI 4 every count came through an int
 #endif
 }
 
