@@ -139,6 +139,7 @@ Decision nonblocking_choice(const Decision& decision, std::uint64_t bytes,
 }
 
 int raise_outcome(MPI_Comm comm, const Outcome& outcome) {
+  if (outcome.code == MPI_SUCCESS) return MPI_SUCCESS;
   return raise_message(comm, outcome.code, outcome.message);
 }
 
@@ -171,11 +172,17 @@ int run_schedule(const BcastCall& call, const Decision& decision, PrivateComm& s
   if (!direct) {
     rc = run_waited(plan, fallback);
   } else {
+    // Taken before the short cut: every rank counts every run alike, whichever way it runs
+    // (one rank's type may have gaps where another's has none).
+    const std::uint32_t sequence = state.next_sequence();
+    if (Outcome outcome; BroadcastRun::copies_at_once(plan, outcome)) {
+      return raise_outcome(call.comm, outcome);
+    }
     // The executors' MPI_Waitsome and the rest go straight to the library (a copy through
     // shared memory makes none).
     std::optional<OwnCalls> own;
     if (!plan.program->operations.empty()) own.emplace();
-    BroadcastRun run(plan, state.next_sequence(), state.scratch());
+    BroadcastRun run(plan, sequence, state.scratch());
     run.advance(true);
     fallback = run.fallback();
     rc = raise_outcome(call.comm, run.outcome());

@@ -7,6 +7,7 @@
 // disagrees on the count; for cma, a rank denied cross-memory attach making every rank fall
 // back to shm together.
 #include <gtest/gtest.h>
+#include <numeric>
 #include <unistd.h>
 
 #include <leancast/leancast.h>
@@ -167,6 +168,31 @@ TEST_P(WithinNode, StridedDatatype) {
   for (int i = 0; i < 30000; ++i) wrong += data[2 * i] != i * 3 + 1 || data[2 * i + 1] != -1;
   EXPECT_EQ(wrong, 0);
   MPI_Type_free(&every_other);
+}
+
+// The same broadcast described by different types on different ranks (MPI allows it where
+// the type signatures match): the root's ints run their copies at once
+// (BroadcastRun::copies_at_once), the others' contiguous derived type takes the whole run.
+// Both count the broadcast, so the message broadcasts after it still match their tags
+// (broadcast_tag.hpp): a rank whose count fell behind would wait for another tag.
+TEST_P(WithinNode, TypesThatDifferAmongRanksKeepTheBroadcastsInStep) {
+  const int rank = world_rank();
+  MPI_Datatype block = MPI_DATATYPE_NULL;
+  MPI_Type_contiguous(100, MPI_INT, &block);
+  MPI_Type_commit(&block);
+  std::uint64_t seed = 900;
+  for (int round = 0; round < 5; ++round) {
+    std::vector<int> data(100, -1);
+    if (rank == 0) std::iota(data.begin(), data.end(), round * 1000);
+    const int rc = rank == 0 ? LC_Bcast_with(data.data(), 100, MPI_INT, 0, MPI_COMM_WORLD, level().c_str())
+                             : LC_Bcast_with(data.data(), 1, block, 0, MPI_COMM_WORLD, level().c_str());
+    ASSERT_EQ(rc, MPI_SUCCESS);
+    for (int i = 0; i < 100; ++i) ASSERT_EQ(data[i], round * 1000 + i) << "round " << round;
+    EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, "binomial", 5000, round % world_size(), seed), 0u);
+    EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, "pipeline-chain:1K", 7000, 0, seed + 1), 0u);
+    seed += 2;
+  }
+  MPI_Type_free(&block);
 }
 
 // An erroneous program: the last rank expects 100 bytes more than the root sends, in one

@@ -33,6 +33,28 @@ std::uint64_t shared_slot(const AlgorithmSpec& spec, std::uint64_t bytes) {
   return std::min(segment, bytes);
 }
 
+// A node-aware schedule's window is each node's.
+bool per_node(const BroadcastPlan& plan) {
+  return plan.decision.algorithm.algorithm == Algorithm::node_aware;
+}
+
+std::uint64_t slot_needed(const BroadcastPlan& plan) {
+  return std::max(shared_slot(plan.decision.algorithm, plan.info.bytes), plan.program->largest_shared);
+}
+
+// What the copies run with, once the window is there (`flagged`: the messages before
+// brought an error).
+SharedRun copy_run(const BroadcastPlan& plan, ByteBuffer& buffer, SharedWindow* window,
+                   bool flagged) {
+  return {.program = plan.program.get(),
+          .buffer = &buffer,
+          .window = window,
+          .rank = plan.state->rank(),
+          .flagged = flagged,
+          // Packed bytes are unpacked right after: those stay cached.
+          .stream = plan.info.in_place && plan.info.bytes >= process_settings().stream_above};
+}
+
 std::atomic<std::uint64_t> cma_as_shm{0};
 
 // Said once per process under LEANCAST_VERBOSE: cma ran as shm.
@@ -77,18 +99,39 @@ bool BroadcastRun::calls_library() {
   }
   // A window that is there already is taken now (window_ready uses it).
   if (stage_ == Stage::window && window_ == nullptr) {
-    window_ = plan_->state->current_window(per_node(), slot_needed());
+    window_ = plan_->state->current_window(per_node(*plan_), slot_needed(*plan_));
   }
   return stage_ == Stage::window && window_ == nullptr;
 }
 
-bool BroadcastRun::per_node() const {
-  return plan_->decision.algorithm.algorithm == Algorithm::node_aware;
-}
-
-std::uint64_t BroadcastRun::slot_needed() const {
-  return std::max(shared_slot(plan_->decision.algorithm, plan_->info.bytes),
-                  plan_->program->largest_shared);
+bool BroadcastRun::copies_at_once(const BroadcastPlan& plan, Outcome& outcome) {
+  const Program& program = *plan.program;
+  if (!plan.info.in_place || !program.operations.empty() ||
+      (program.shared.empty() && program.cross.empty())) {
+    return false;
+  }
+  SharedWindow* window = plan.state->current_window(per_node(plan), slot_needed(plan));
+  if (window == nullptr || (!program.cross.empty() && !window->cross_allowed())) return false;
+  record_bcast(plan.decision, plan.state->size(), plan.info.bytes, plan.state->nodes());
+  ByteBuffer buffer;
+  const BcastCall& call = plan.call;
+  if (int rc = buffer.open(call.buf, call.count, call.type, plan.info,
+                           plan.state->rank() == call.root, plan.state->comm());
+      rc != MPI_SUCCESS) {
+    outcome = {rc, {}};
+    return true;
+  }
+  const SharedRun run = copy_run(plan, buffer, window, false);
+  if (program.cross.empty()) {
+    SharedProgress copies(run);
+    copies.advance(true);
+    outcome = copies.outcome();
+  } else {
+    CrossProgress copies(run);
+    copies.advance(true);
+    outcome = copies.outcome();
+  }
+  return true;
 }
 
 void BroadcastRun::start() {
@@ -135,14 +178,8 @@ bool BroadcastRun::step(bool wait, bool posting_only) {
         continue;
       case Stage::copies:
         if (!copies_) {
-          const SharedRun run{.program = plan_->program.get(),
-                              .buffer = &buffer_,
-                              .window = window_,
-                              .rank = plan_->state->rank(),
-                              .flagged = messages_ && messages_->outcome().code != MPI_SUCCESS,
-                              // Packed bytes are unpacked right after: those stay cached.
-                              .stream = plan_->info.in_place &&
-                                        plan_->info.bytes >= process_settings().stream_above};
+          const SharedRun run =
+              copy_run(*plan_, buffer_, window_, messages_ && messages_->outcome().code != MPI_SUCCESS);
           if (plan_->program->cross.empty()) {
             copies_ = &shared_copies_.emplace(run);
           } else {
@@ -178,8 +215,8 @@ bool BroadcastRun::window_ready(bool wait) {
   int rc = MPI_SUCCESS;
   if (window_ == nullptr) {  // not there yet (calls_library takes one that is)
     MPI_Request* waiting = nullptr;
-    const std::uint64_t slot = slot_needed();
-    while ((rc = state.shared_window(per_node(), slot, window_, why, waiting)) ==
+    const std::uint64_t slot = slot_needed(*plan_);
+    while ((rc = state.shared_window(per_node(*plan_), slot, window_, why, waiting)) ==
            RunComm::kPending) {
       if (!wait) return false;
       PMPI_Wait(waiting, MPI_STATUS_IGNORE);

@@ -94,6 +94,15 @@ class BroadcastRun {
   BroadcastRun(const BroadcastRun&) = delete;
   BroadcastRun& operator=(const BroadcastRun&) = delete;
 
+  // A blocking broadcast for which the stages below have nothing to do: its program is
+  // copies alone (shm, or cma where cross-memory attach is allowed) through a window that
+  // is there, on a buffer that holds the bytes as they are (a predefined type without
+  // gaps). Runs the same executor (SharedProgress, CrossProgress) to its end at once and
+  // returns true with `outcome`; false, having done nothing, where the plan needs the whole
+  // run. Making and unmaking a run was 110 of the 280 ns a 64 B shm broadcast took
+  // (docs/benchmarks/call-path/summary.md#the-fourth-cut-copies-at-once).
+  static bool copies_at_once(const BroadcastPlan& plan, Outcome& outcome);
+
   // What a nonblocking start does: goes as far as it can without completing a message.
   void start();
   // True once the broadcast is over on this rank (outcome() says how).
@@ -117,8 +126,6 @@ class BroadcastRun {
   // MPI_COMM_WORLD (world_errors.hpp): not a copy through a window that is already there
   // (taken here: window_).
   bool calls_library();
-  bool per_node() const;  // a node-aware schedule's window: each node's
-  std::uint64_t slot_needed() const;
 
   // The caller's plan; a copy (replaced_) only where cma runs as shm: a copy per run was a
   // Decision and an atomic count of the program, 40-50 ns of a 250 ns small broadcast.

@@ -138,6 +138,7 @@ class SharedProgress : public CopyRun {
 
  private:
   bool write(bool wait);
+  void claim_next_slot();
   bool read(bool wait);
   void fail(int code, std::string message);
 

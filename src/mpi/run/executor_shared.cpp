@@ -76,6 +76,16 @@ void stream_copy(std::byte* dst, const std::byte* src, std::size_t bytes) {
 #endif
 }
 
+// Asks for the line at `address` in a state this core may write (PREFETCHW), without
+// waiting for it. x86-64 only; a hint, so elsewhere nothing.
+void prefetch_for_write(const void* address) {
+#if defined(__x86_64__)
+  asm volatile("prefetchw %0" : : "m"(*static_cast<const char*>(address)));
+#else
+  (void)address;
+#endif
+}
+
 void stream_fence() {
 #if defined(__x86_64__) && defined(__SSE2__)
   _mm_sfence();
@@ -132,7 +142,25 @@ bool SharedProgress::write(bool wait) {
     std::atomic_ref<std::uint64_t>(header.published).store(segment_ + 1, std::memory_order_release);
   }
   window.consumed(window.member()).store(segment_, std::memory_order_release);
+  claim_next_slot();
   return true;
+}
+
+// The writer of the next segment will store into its slot's lines, which the readers read
+// last: each store needs its line back from a reader's core, and the core's later stores
+// (the caller's, the next call's) queue behind them until it comes. Where the slot is known
+// to be free, the writer asks for the lines now, so that they travel while the caller does
+// other things; as many as this broadcast's last segment filled (a broadcast tends to
+// follow one of its size), 16 at most.
+void SharedProgress::claim_next_slot() {
+  SharedWindow& window = *run_.window;
+  if (segment_ >= window.free_below()) return;
+  const std::vector<Operation>& ops = run_.program->shared;
+  const std::uint64_t lines = std::min<std::uint64_t>(16, (ops.back().bytes.length + 63) / 64);
+  prefetch_for_write(&window.header(segment_));
+  for (std::uint64_t line = 0; line < lines; ++line) {
+    prefetch_for_write(window.data(segment_) + line * 64);
+  }
 }
 
 bool SharedProgress::read(bool wait) {
