@@ -186,6 +186,22 @@ class Boundaries(unittest.TestCase):
         self.assertEqual(deciding.methods_of(count, None), ["osu", "paper"])
         self.assertEqual(deciding.methods_of(count, ["paper", "other"]), ["paper"])
 
+    def test_a_method_run_again_is_a_timing_of_its_own(self):
+        # Two tuning runs together: binomial wins by 2x in the first and loses in the second
+        # (paper), so it wins nowhere; linear wins in both.
+        first = {("mpi", K): 1e-6, ("binomial", K): 0.5e-6, ("linear", K): 0.7e-6}
+        second = {("mpi", K): 1e-6, ("binomial", K): 1.5e-6, ("linear", K): 0.8e-6}
+        runs = [bench_run(2, method, times) for times in (first, second)
+                for method in ("paper", "osu")]
+        count = deciding.group_runs(runs)[2]
+        timings = deciding.methods_of(count, ["paper", "osu"])
+        self.assertEqual(timings, ["paper", "paper#2", "osu", "osu#2"])
+        d = deciding.decide(count, K, timings, options(), ["mpi", "binomial", "linear"],
+                            no_messages)
+        self.assertEqual(d.winner, "linear")
+        self.assertAlmostEqual(d.worst("linear"), 1.25)
+        self.assertAlmostEqual(d.worst("binomial"), 1 / 1.5)
+
     def test_size_runs_join_neighbours_with_one_winner(self):
         grid = [K, 4 * K, 64 * K, M]
         win = deciding.Decision("ompi:3", {}, {}, {})

@@ -32,20 +32,28 @@ def relative_spread(result):
 
 
 class Count:
-    """Everything measured at one process count: cells by (method, bytes, algorithm)."""
+    """Everything measured at one process count: cells by (timing, bytes, algorithm), where a
+    timing is a method ("paper"), or a method's second, third... run at this count
+    ("paper#2"): files of several tuning runs together (--from-json A,B), each a timing of its
+    own, so that a candidate wins only where it wins in every run (a machine whose times come
+    in modes minutes apart, docs/auto.md)."""
 
     def __init__(self, procs):
         self.procs, self.env, self.cells, self.runs = procs, None, {}, []
-        self.by_size = {}  # (method, bytes) -> {algorithm: Cell} of the cells with good data
+        self.timings = []  # per run, in order
+        self.by_size = {}  # (timing, bytes) -> {algorithm: Cell} of the cells with good data
 
     def add(self, run):
         self.env = self.env or run["environment"]
+        again = sum(1 for r in self.runs if r["method"] == run["method"])
+        timing = run["method"] if again == 0 else f"{run['method']}#{again + 1}"
         self.runs.append(run)
+        self.timings.append(timing)
         for result in run["results"]:
             cell, size, algorithm = Cell(result), result["bytes"], result["algorithm"]
-            self.cells[(run["method"], size, algorithm)] = cell
+            self.cells[(timing, size, algorithm)] = cell
             if cell.ok:
-                self.by_size.setdefault((run["method"], size), {})[algorithm] = cell
+                self.by_size.setdefault((timing, size), {})[algorithm] = cell
 
     def at(self, method, size):
         return self.by_size.get((method, size), {})
@@ -156,11 +164,13 @@ def group_runs(runs):
 
 
 def methods_of(count, saved_methods):
-    """The timing methods a count's rules rest on: those of the run (saved) it was measured
-    under. A count measured under fewer (files of several runs together) rests on those it
-    has; the rules file says so above its rules."""
+    """The timings a count's rules rest on: those of the methods of the run (saved) it was
+    measured under, each run of a method its own (Count). A count measured under fewer
+    methods (files of several runs together) rests on those it has; the rules file says so
+    above its rules."""
     seen = list(dict.fromkeys(run["method"] for run in count.runs))
-    return [m for m in (saved_methods or seen) if m in METHODS and m in seen]
+    methods = [m for m in (saved_methods or seen) if m in METHODS and m in seen]
+    return [t for m in methods for t in count.timings if t.split("#")[0] == m]
 
 
 def check_references(counts):
