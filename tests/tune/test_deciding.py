@@ -202,6 +202,21 @@ class Boundaries(unittest.TestCase):
         self.assertAlmostEqual(d.worst("linear"), 1.25)
         self.assertAlmostEqual(d.worst("binomial"), 1 / 1.5)
 
+    def test_size_groups_of_one_run_are_one_timing(self):
+        # One tuning run times its sizes in groups (a run per group and method): each size
+        # is measured once, so no repeat; a second run's group repeats only its own sizes.
+        runs = [bench_run(2, "paper", {("mpi", K): 1e-6, ("linear", K): 0.5e-6}),
+                bench_run(2, "paper", {("mpi", M): 1e-3, ("linear", M): 0.5e-3}),
+                bench_run(2, "paper", {("mpi", M): 1e-3, ("linear", M): 2e-3})]
+        count = deciding.group_runs(runs)[2]
+        timings = deciding.methods_of(count, ["paper"])
+        self.assertEqual(timings, ["paper", "paper#2"])
+        order = ["mpi", "linear"]
+        d = deciding.decide(count, K, timings, options(), order, no_messages)
+        self.assertEqual((d.winner, list(d.margins)), ("linear", ["paper"]))
+        d = deciding.decide(count, M, timings, options(), order, no_messages)
+        self.assertEqual((d.winner, list(d.margins)), ("mpi", ["paper", "paper#2"]))
+
     def test_size_runs_join_neighbours_with_one_winner(self):
         grid = [K, 4 * K, 64 * K, M]
         win = deciding.Decision("ompi:3", {}, {}, {})

@@ -100,7 +100,7 @@ class BroadcastRun {
   // gaps). Runs the same executor (SharedProgress, CrossProgress) to its end at once and
   // returns true with `outcome`; false, having done nothing, where the plan needs the whole
   // run. Making and unmaking a run was 110 of the 280 ns a 64 B shm broadcast took
-  // (docs/benchmarks/call-path/summary.md#the-fourth-cut-copies-at-once).
+  // (docs/benchmarks/call-path/summary.md#the-fourth-cut-copies-at-once-c8dbd4d).
   static bool copies_at_once(const BroadcastPlan& plan, Outcome& outcome);
 
   // What a nonblocking start does: goes as far as it can without completing a message.

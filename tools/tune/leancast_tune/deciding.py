@@ -33,27 +33,35 @@ def relative_spread(result):
 
 class Count:
     """Everything measured at one process count: cells by (timing, bytes, algorithm), where a
-    timing is a method ("paper"), or a method's second, third... run at this count
-    ("paper#2"): files of several tuning runs together (--from-json A,B), each a timing of its
-    own, so that a candidate wins only where it wins in every run (a machine whose times come
-    in modes minutes apart, docs/auto.md)."""
+    timing is a method ("paper"), or, for a size that an earlier run of the same method
+    measured too, that method's second, third... timing of it ("paper#2"): files of several
+    tuning runs together (--from-json A,B), each a timing of its own, so that a candidate
+    wins only where it wins in every run (a machine whose times come in modes minutes apart,
+    docs/auto.md). One tuning run measures each size once per method (in several runs by
+    size group)."""
 
     def __init__(self, procs):
         self.procs, self.env, self.cells, self.runs = procs, None, {}, []
-        self.timings = []  # per run, in order
+        self.timings = []  # every timing, in the order first seen
         self.by_size = {}  # (timing, bytes) -> {algorithm: Cell} of the cells with good data
+        self.times_measured = {}  # (method, bytes) -> runs that measured it so far
 
     def add(self, run):
         self.env = self.env or run["environment"]
-        again = sum(1 for r in self.runs if r["method"] == run["method"])
-        timing = run["method"] if again == 0 else f"{run['method']}#{again + 1}"
         self.runs.append(run)
-        self.timings.append(timing)
+        method = run["method"]
+        timing_of = {}
+        for size in dict.fromkeys(result["bytes"] for result in run["results"]):
+            again = self.times_measured.get((method, size), 0)
+            self.times_measured[(method, size)] = again + 1
+            timing_of[size] = method if again == 0 else f"{method}#{again + 1}"
+            if timing_of[size] not in self.timings:
+                self.timings.append(timing_of[size])
         for result in run["results"]:
             cell, size, algorithm = Cell(result), result["bytes"], result["algorithm"]
-            self.cells[(timing, size, algorithm)] = cell
+            self.cells[(timing_of[size], size, algorithm)] = cell
             if cell.ok:
-                self.by_size.setdefault((timing, size), {})[algorithm] = cell
+                self.by_size.setdefault((timing_of[size], size), {})[algorithm] = cell
 
     def at(self, method, size):
         return self.by_size.get((method, size), {})
@@ -78,6 +86,8 @@ def measure_size(count, size, methods, options, order):
     """A Decision with the speedups filled in (winner still mpi), or None where some method
     lacks a reference measurement at this size."""
     margins, references = {}, {}
+    # A repeated timing ("paper#2") counts where it measured this size.
+    methods = [m for m in methods if "#" not in m or count.at(m, size)]
     for method in methods:
         cells = count.at(method, size)
         measured = [(c.seconds, a) for a, c in cells.items() if is_reference(a)]
@@ -100,6 +110,7 @@ def decide(count, size, methods, options, order, messages):
     d = measure_size(count, size, methods, options, order)
     if d is None:
         return None
+    methods = list(d.margins)  # the timings that measured this size
     beating = [a for a, r in d.ratios.items() if all(r[m] > 1 + d.margins[m] for m in methods)]
     if beating:
         leader = max(beating, key=d.worst)
