@@ -207,16 +207,15 @@ int run_decision(const BcastCall& call, const Decision& decision, PrivateComm* s
   return run_schedule(call, decision, *state, info, nonblocking);
 }
 
-// LEANCAST_CHECK on a rank whose own argument checks failed: it still takes part in the
-// agreement, so that the other ranks return an error instead of waiting, and then returns
-// its own error.
-int fail_checked(const BcastCall& call, PrivateComm* state, int code) {
-  if (state != nullptr) {
-    int error_class = MPI_ERR_OTHER;
-    MPI_Error_class(code, &error_class);
-    agree_on_call(*state, {error_class, call.root, std::nullopt, std::nullopt});
-  }
-  return raise_code(call.comm, code);
+// A blocking broadcast online tuning decides: a trial (timed) or the class's settled choice.
+int run_tuned(const BcastCall& call, PrivateComm& state, int size, const TypeInfo& info) {
+  const TuneStep step = tune_step(state, info.bytes);
+  const Decision trying{step.algorithm, Algorithm::automatic,
+                        step.trial ? "online tuning, on trial" : "online tuning"};
+  const double start = step.trial ? MPI_Wtime() : 0.0;
+  const int rc = run_decision(call, trying, &state, size, info, nullptr);
+  if (step.trial) tune_record(state, step, MPI_Wtime() - start);
+  return rc;
 }
 
 // `state`: the private communicator, if an earlier broadcast made it (`found`: the lookup's
@@ -290,27 +289,19 @@ int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
     return raise_code(comm, rc);
   }
   if (!tuned) return run_decision(call, decision, state, size, info, nonblocking);
-  const TuneStep step = tune_step(*state, info.bytes);
-  const Decision trying{step.algorithm, Algorithm::automatic,
-                        step.trial ? "online tuning, on trial" : "online tuning"};
-  const double start = step.trial ? MPI_Wtime() : 0.0;
-  rc = run_decision(call, trying, state, size, info, nullptr);
-  if (step.trial) tune_record(*state, step, MPI_Wtime() - start);
-  return rc;
+  return run_tuned(call, *state, size, info);
 }
 
 // A repeat of the last blocking call on its communicator: its checks passed, its answers
-// hold (but for the buffer's, which are asked again); LEANCAST_CHECK agrees at every call,
-// and a tunable decision takes the full path while tuning is on. Apart from run(), whose
-// frame is large: a deferred 64 B broadcast is 170 ns (docs/benchmarks/call-path/).
+// hold (but for the buffer's, which are asked again); LEANCAST_CHECK agrees at every call.
+// Apart from run(), whose frame is large: a deferred 64 B broadcast is 170 ns
+// (docs/benchmarks/call-path/).
 const PrivateComm::LastCall* repeated(const BcastCall& call,
                                       const std::optional<AlgorithmSpec>& requested,
                                       const PrivateComm& state) {
   if (process_settings().check) return nullptr;
   const PrivateComm::LastCall* last = state.repeat_of(call, requested);
-  if (last == nullptr || check_buffer(call, true) || (last->decision.tunable && tuning_online())) {
-    return nullptr;
-  }
+  if (last == nullptr || check_buffer(call, true)) return nullptr;
   return last;
 }
 
@@ -340,6 +331,10 @@ int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
     if (const PrivateComm::LastCall* last =
             nonblocking == nullptr && state != nullptr ? repeated(call, requested, *state)
                                                        : nullptr) {
+      // Online tuning's trials and settled choices repeat too (docs/auto.md#online-tuning).
+      if (last->decision.tunable && last->info.bytes > 0 && state->size() > 1 && tuning_online()) {
+        return run_tuned(call, *state, state->size(), last->info);
+      }
       return run_decision(call, last->decision, state, state->size(), last->info, nullptr);
     }
     return run(call, requested, nonblocking, state, found);

@@ -202,4 +202,13 @@ std::optional<Problem> check_arguments(const BcastCall& call, int size, bool& pr
   return std::nullopt;
 }
 
+int fail_checked(const BcastCall& call, PrivateComm* state, int code) {
+  if (state != nullptr) {
+    int error_class = MPI_ERR_OTHER;
+    MPI_Error_class(code, &error_class);
+    agree_on_call(*state, {error_class, call.root, std::nullopt, std::nullopt});
+  }
+  return raise_code(call.comm, code);
+}
+
 }  // namespace leancast::detail

@@ -52,4 +52,9 @@ struct CallSignature {
 // names the ranks and their values; or the error of a failed collective.
 Outcome agree_on_call(PrivateComm& state, const CallSignature& mine);
 
+// LEANCAST_CHECK on a rank whose own argument checks failed (`state`: null where it is not
+// checking): it still takes part in the agreement, so that the other ranks return an error
+// instead of waiting, and then raises its own error `code`.
+int fail_checked(const BcastCall& call, PrivateComm* state, int code);
+
 }  // namespace leancast::detail
