@@ -207,6 +207,11 @@ int run_decision(const BcastCall& call, const Decision& decision, PrivateComm* s
   return run_schedule(call, decision, *state, info, nonblocking);
 }
 
+// Online tuning decides a blocking broadcast: auto's tunable choice, data to move, tuning on.
+bool tuned_online(const Decision& decision, std::uint64_t bytes, int size) {
+  return decision.tunable && bytes > 0 && size > 1 && tuning_online();
+}
+
 // A blocking broadcast online tuning decides: a trial (timed) or the class's settled choice.
 int run_tuned(const BcastCall& call, PrivateComm& state, int size, const TypeInfo& info) {
   const TuneStep step = tune_step(state, info.bytes);
@@ -283,7 +288,7 @@ int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
     if (agreed.code != MPI_SUCCESS) return raise_outcome(comm, agreed);
   }
   // Nonblocking broadcasts are not timed (their time is the application's): no trials.
-  const bool tuned = decision.tunable && moves_data && tuning_online() && nonblocking == nullptr;
+  const bool tuned = nonblocking == nullptr && tuned_online(decision, info.bytes, size);
   if ((tuned || (moves_data && decision.algorithm.algorithm != Algorithm::mpi)) &&
       state == nullptr && (rc = private_comm(comm, state)) != MPI_SUCCESS) {
     return raise_code(comm, rc);
@@ -332,7 +337,7 @@ int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
             nonblocking == nullptr && state != nullptr ? repeated(call, requested, *state)
                                                        : nullptr) {
       // Online tuning's trials and settled choices repeat too (docs/auto.md#online-tuning).
-      if (last->decision.tunable && last->info.bytes > 0 && state->size() > 1 && tuning_online()) {
+      if (tuned_online(last->decision, last->info.bytes, state->size())) {
         return run_tuned(call, *state, state->size(), last->info);
       }
       return run_decision(call, last->decision, state, state->size(), last->info, nullptr);
