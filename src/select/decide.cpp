@@ -30,6 +30,12 @@ class Situation {
       if (learned != nullptr && learned->algorithm.algorithm != Algorithm::automatic) {
         return named(learned->algorithm, learned->where);
       }
+      // The built-in table says where leancast beat the library's broadcast in its default
+      // configuration; one the user chose (coll sm forced, a tuned rules file) is another
+      // broadcast, which nothing measured leancast against: the library's.
+      if (!settings_.library_configured.empty()) {
+        return Decision{Algorithm::mpi, algorithm, settings_.library_configured, true};
+      }
     }
     return Decision{needs_nodes(algorithm) ? resolve_automatic(algorithm, with_nodes()) : algorithm,
                     algorithm, by, algorithm.algorithm == Algorithm::automatic};

@@ -169,9 +169,34 @@ void read_executor(const Lookup& lookup, Settings& settings) {
   }
 }
 
+// Whether the environment variable `name` configures the MPI library's broadcast: Open MPI's
+// coll framework (which components run, their priorities, tuned's forced algorithm or rules
+// file; not its verbosity), MPICH's control variables for broadcasts and the selection of
+// collectives (set as MPIR_CVAR_X, MPICH_X or MPIR_PARAM_X).
+bool configures_library_broadcast(std::string_view name) {
+  if (name.starts_with("OMPI_MCA_coll")) return !name.ends_with("_verbose");
+  for (const std::string_view prefix : {"MPIR_CVAR_", "MPICH_", "MPIR_PARAM_"}) {
+    if (!name.starts_with(prefix)) continue;
+    name.remove_prefix(prefix.size());
+    return name.find("BCAST") != std::string_view::npos ||
+           name.find("COLL") != std::string_view::npos;
+  }
+  return false;
+}
+
+void read_library_configured(const Lookup& lookup, const std::vector<std::string>& names,
+                             Settings& settings) {
+  for (const std::string& name : names) {
+    if (configures_library_broadcast(name) && value_of(lookup, name.c_str()) != nullptr) {
+      settings.library_configured = name;
+      return;
+    }
+  }
+}
+
 }  // namespace
 
-Settings read_settings(const Lookup& lookup) {
+Settings read_settings(const Lookup& lookup, const std::vector<std::string>& names) {
   Settings settings;
   read_algorithm(lookup, settings);
   read_rules(lookup, settings);
@@ -189,6 +214,7 @@ Settings read_settings(const Lookup& lookup) {
   read_integer(lookup, "LEANCAST_TUNE_TRIALS", settings, settings.tune.trials, 1, 1000);
   read_tune_candidates(lookup, settings);
   read_tune_path(lookup, settings);
+  read_library_configured(lookup, names, settings);
   return settings;
 }
 

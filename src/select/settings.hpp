@@ -17,6 +17,10 @@
 //   LEANCAST_TUNE_CANDIDATES=N|a,b,.. how many candidates (mpi included), or which
 //   LEANCAST_TUNE_FILE=<path>         rules learned by earlier jobs (tune_file.hpp); with
 //                                     online tuning on, rank 0 rewrites it at MPI_Finalize
+// and, not leancast's, whether one of the MPI library's own variables configures its
+// broadcast (OMPI_MCA_coll..., MPICH's MPIR_CVAR_...BCAST/COLL...): auto's built-in table was
+// measured against the library's defaults, so with one set auto runs the library's
+// broadcast (docs/auto.md#where-auto-defers-to-the-library).
 // A malformed setting is ignored as if unset, with one warning. MPI-free.
 #pragma once
 
@@ -55,11 +59,15 @@ struct Settings {
   std::string tune_path;               // LEANCAST_TUNE_FILE; empty: none
   TuneFile tune_file;                  // what it holds
   std::vector<std::string> warnings;   // one per malformed setting, ready to print
+  // The first variable of the environment that configures the MPI library's broadcast
+  // (OMPI_MCA_coll_sm_priority, MPIR_CVAR_BCAST_INTRA_ALGORITHM, ...); empty: none.
+  std::string library_configured;
 };
 
 // `lookup` is std::getenv or, in tests, a table; it returns nullptr for unset names.
 using Lookup = std::function<const char*(const char* name)>;
 
-Settings read_settings(const Lookup& lookup);
+// `names`: the names of the environment's variables, searched for the MPI library's own.
+Settings read_settings(const Lookup& lookup, const std::vector<std::string>& names = {});
 
 }  // namespace leancast::detail

@@ -9,16 +9,21 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "select/settings.hpp"
 
 namespace leancast::detail {
 
 inline Settings read(const std::map<std::string, std::string>& environment) {
-  return read_settings([&](const char* name) -> const char* {
-    const auto it = environment.find(name);
-    return it == environment.end() ? nullptr : it->second.c_str();
-  });
+  std::vector<std::string> names;
+  for (const auto& [name, value] : environment) names.push_back(name);
+  return read_settings(
+      [&](const char* name) -> const char* {
+        const auto it = environment.find(name);
+        return it == environment.end() ? nullptr : it->second.c_str();
+      },
+      names);
 }
 
 // Named after the test, so that tests running in parallel (ctest -j) never share one;

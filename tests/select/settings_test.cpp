@@ -173,5 +173,34 @@ TEST(Settings, StreamAboveTakesAByteCountOrOff) {
   EXPECT_EQ(bad.stream_above, std::uint64_t{8} << 20);
 }
 
+// A variable of the MPI library's that configures its broadcast: auto's built-in table was
+// measured against the library's defaults, so auto runs the library's broadcast, and says
+// which variable made it; what the user names, and rules, still decide.
+TEST(Settings, TheLibrarysOwnBroadcastSettingsMakeAutoDefer) {
+  for (const char* name :
+       {"OMPI_MCA_coll_sm_priority", "OMPI_MCA_coll_tuned_bcast_algorithm", "OMPI_MCA_coll",
+        "OMPI_MCA_coll_tuned_dynamic_rules_filename", "MPIR_CVAR_BCAST_POSIX_INTRA_ALGORITHM",
+        "MPIR_CVAR_DEVICE_COLLECTIVES", "MPICH_BCAST_SHORT_MSG_SIZE",
+        "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE"}) {
+    const Settings settings = read({{name, "1"}, {"LEANCAST_VERBOSE", "1"}});
+    EXPECT_EQ(settings.library_configured, name);
+    const Decision d = decide(settings, std::nullopt, 2, 4096);
+    EXPECT_EQ(d.algorithm, Algorithm::mpi) << name;
+    EXPECT_EQ(d.named, Algorithm::automatic);
+    EXPECT_EQ(d.by, name);
+    EXPECT_TRUE(d.tunable);  // online tuning measures the library as configured
+    EXPECT_EQ(decide(settings, Algorithm::binomial, 2, 4096).algorithm, Algorithm::binomial);
+    const Settings with_rules = read({{name, "1"}, {"LEANCAST_BCAST_RULES", "*:linear"}});
+    EXPECT_EQ(decide(with_rules, std::nullopt, 2, 4096).algorithm, Algorithm::linear);
+  }
+  for (const char* name : {"OMPI_MCA_btl_vader_single_copy_mechanism", "OMPI_MCA_coll_base_verbose",
+                           "MPIR_CVAR_CH4_SHM_POSIX_EAGER", "MPICH_INTERFACE_HOSTNAME"}) {
+    const Settings settings = read({{name, "1"}});
+    EXPECT_EQ(settings.library_configured, "") << name;
+    EXPECT_EQ(decide(settings, std::nullopt, 2, 4096).by, "default");
+  }
+  EXPECT_EQ(read({{"OMPI_MCA_coll_sm_priority", ""}}).library_configured, "");  // empty: unset
+}
+
 }  // namespace
 }  // namespace leancast::detail

@@ -1,6 +1,10 @@
 #include "mpi/base/process_settings.hpp"
 
 #include <cstdlib>
+#include <string>
+#include <vector>
+
+extern char** environ;
 
 #include "mpi/base/rank0_log.hpp"
 
@@ -11,7 +15,12 @@ std::atomic<const Settings*> settings_read{nullptr};
 const Settings& read_process_settings() {
   // Read at the first broadcast, once (a function-local static: thread-safe to initialize).
   static const Settings settings = [] {
-    Settings read = read_settings([](const char* name) { return std::getenv(name); });
+    std::vector<std::string> names;
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+      const std::string text(*entry);
+      names.push_back(text.substr(0, text.find('=')));
+    }
+    Settings read = read_settings([](const char* name) { return std::getenv(name); }, names);
     for (const std::string& warning : read.warnings) rank0_print(warning);
     return read;
   }();
