@@ -37,18 +37,27 @@ echo "== built against openmpi (t = ${SECONDS} s)"
 # those tests leave a core idle for about half their time (launchers starting, ranks
 # waiting), which the compilers take, and give way to them otherwise.
 later_log="$LEANCAST_ROOT/build/later-flavours.log"
+mpich_built="$LEANCAST_ROOT/build/.mpich-built"
+rm -f "$mpich_built"
 (chrt --idle -p 0 $BASHPID > /dev/null; build mpich; echo "== built against mpich (t = ${SECONDS} s)"
+ touch "$mpich_built"
  build smpi; echo "== built for smpi (t = ${SECONDS} s)") > "$later_log" 2>&1 &
 later=$!
-run_tests openmpi || status=1
-echo "== Open MPI tests done (t = ${SECONDS} s); waiting for the MPICH and SMPI builds"
-if ! wait "$later"; then
+later_failed() {
   echo "leancast: building the MPICH or SMPI flavour failed:" >&2
   cat "$later_log" >&2
   exit 1
-fi
-grep '^== built' "$later_log" || true
+}
+run_tests openmpi || status=1
+echo "== Open MPI tests done (t = ${SECONDS} s); waiting for the MPICH build"
+# The MPICH tests start once their build is there, and the SMPI build goes on beside them,
+# still idle: it takes the moments their launchers leave free.
+while [[ ! -e "$mpich_built" ]] && kill -0 "$later" 2> /dev/null; do sleep 1; done
+[[ -e "$mpich_built" ]] || { wait "$later" || true; later_failed; }
 run_tests mpich || status=1
+echo "== MPICH tests done (t = ${SECONDS} s); waiting for the SMPI build"
+wait "$later" || later_failed
+grep '^== built' "$later_log" || true
 run_tests smpi || status=1
 echo "== done (t = ${SECONDS} s)"
 exit $status
