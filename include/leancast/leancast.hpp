@@ -68,9 +68,12 @@ std::optional<AlgorithmSpec> tuned_algorithm(MPI_Comm comm, std::uint64_t bytes)
 // try instead, see tuned_algorithm), from the communicator's leancast_bcast_algorithm info
 // hint, the settings or auto; `by`, if given, is set to what chose it ("the communicator's
 // leancast_bcast_algorithm info", "LEANCAST_BCAST_ALGORITHM", a rule's place, "default").
-// Collective, like a broadcast, the first time on an intracommunicator where auto needs
-// the node map; nullopt for MPI_COMM_NULL or an error.
+// With `named`, what a broadcast that names that algorithm would run (auto, or node-aware
+// with auto levels, resolved as a call naming it is). Collective, like a broadcast, the
+// first time on an intracommunicator where auto needs the node map; nullopt for
+// MPI_COMM_NULL or an error.
 std::optional<AlgorithmSpec> chosen_algorithm(MPI_Comm comm, std::uint64_t bytes,
-                                              std::string* by = nullptr);
+                                              std::string* by = nullptr,
+                                              const AlgorithmSpec* named = nullptr);
 
 }  // namespace leancast

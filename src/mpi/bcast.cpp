@@ -299,8 +299,7 @@ int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
 
 // A repeat of the last blocking call on its communicator: its checks passed, its answers
 // hold (but for the buffer's, which are asked again); LEANCAST_CHECK agrees at every call.
-// Apart from run(), whose frame is large: a deferred 64 B broadcast is 170 ns
-// (docs/benchmarks/call-path/).
+// Apart from run(), whose frame is large (docs/benchmarks/call-path/).
 const PrivateComm::LastCall* repeated(const BcastCall& call,
                                       const std::optional<AlgorithmSpec>& requested,
                                       const PrivateComm& state) {
@@ -413,8 +412,8 @@ std::string executor_description() {
          std::to_string(settings.send_window > 0 ? settings.send_window : detail::kDefaultSendWindow);
 }
 
-std::optional<AlgorithmSpec> chosen_algorithm(MPI_Comm comm, std::uint64_t bytes,
-                                              std::string* by) {
+std::optional<AlgorithmSpec> chosen_algorithm(MPI_Comm comm, std::uint64_t bytes, std::string* by,
+                                              const AlgorithmSpec* named) {
   try {
     int inter = 0, size = 0;
     if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) {
@@ -428,8 +427,9 @@ std::optional<AlgorithmSpec> chosen_algorithm(MPI_Comm comm, std::uint64_t bytes
     detail::PrivateComm* state = nullptr;
     if (detail::existing_private_comm(comm, state) != MPI_SUCCESS) return std::nullopt;
     int rc = MPI_SUCCESS;
+    const std::optional<AlgorithmSpec> requested = named ? std::optional(*named) : std::nullopt;
     const detail::Decision decision =
-        detail::decide_now(comm, std::nullopt, size, bytes, bytes > 0 && size > 1, true, state, rc);
+        detail::decide_now(comm, requested, size, bytes, bytes > 0 && size > 1, true, state, rc);
     if (rc != MPI_SUCCESS) return std::nullopt;
     if (by != nullptr) *by = decision.by;
     return decision.algorithm;

@@ -73,6 +73,20 @@ TEST(CommInfo, SetInfoChoosesForTheCommunicator) {
   MPI_Comm_free(&comm);
 }
 
+// A call's name comes before the hint: chosen_algorithm with `named` says what such a call runs.
+TEST(CommInfo, ANamedAlgorithmComesBeforeTheHint) {
+  MPI_Comm comm = fresh();
+  set_hint(comm, "binomial");
+  std::string by;
+  const AlgorithmSpec named(Algorithm::linear);
+  const auto spec = chosen_algorithm(comm, 4000, &by, &named);
+  ASSERT_TRUE(spec.has_value());
+  EXPECT_EQ(to_string(*spec), "linear");
+  EXPECT_EQ(by, "the call");
+  EXPECT_EQ(chosen(comm, 4000, &by), "binomial");  // without it, the hint
+  MPI_Comm_free(&comm);
+}
+
 TEST(CommInfo, SetInfoAfterBroadcastsTakesEffect) {
   MPI_Comm comm = fresh();
   std::string by;

@@ -93,7 +93,7 @@ nlohmann::ordered_json spread_json(const Spread& s) {
   return {{"median", s.median}, {"min", s.min}, {"max", s.max}};
 }
 
-// What each leancast algorithm does at each size on this P (auto resolved).
+// What each leancast algorithm does at each size on this P (auto resolved as the run did).
 nlohmann::ordered_json algorithm_parameters(const BenchRun& run) {
   nlohmann::ordered_json parameters = nlohmann::ordered_json::array();
   for (const std::string& name : run.options.algorithms) {
@@ -101,7 +101,10 @@ nlohmann::ordered_json algorithm_parameters(const BenchRun& run) {
     if (!algorithm || algorithm->algorithm == Algorithm::mpi) continue;  // the MPI library's: no plan
     for (std::uint64_t bytes : run.options.sizes) {
       const BcastShape shape{run.procs, 0, bytes, run.nodes};
-      const PlanTotals plan = plan_totals(resolve_automatic(*algorithm, shape), shape);
+      const auto resolved = run.resolved.find({name, bytes});
+      const PlanTotals plan = plan_totals(
+          resolved != run.resolved.end() ? resolved->second : resolve_automatic(*algorithm, shape),
+          shape);
       parameters.push_back({{"algorithm", name},
                             {"bytes", bytes},
                             {"selected_algorithm", to_string(plan.algorithm)},

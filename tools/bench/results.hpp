@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -49,6 +50,9 @@ struct BenchRun {
   std::vector<Cell> cells;    // algorithm-major, in the order of options.algorithms x sizes
   double wall_seconds = 0;
   MemoryInfo memory;          // the cache and the copy rates, for the memory bound
+  // What each leancast algorithm ran at each size, as leancast resolved it in this run
+  // (auto by its table and by the environment: a configured library's broadcast, rules).
+  std::map<std::pair<std::string, std::uint64_t>, AlgorithmSpec> resolved;
 };
 
 CellSummary summarize(const BenchRun& run, const Cell& cell);
