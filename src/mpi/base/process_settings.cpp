@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
-
 #include "mpi/base/rank0_log.hpp"
+
+extern char** environ;  // POSIX: the process's environment, NAME=VALUE entries
 
 namespace leancast::detail {
 
