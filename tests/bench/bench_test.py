@@ -94,6 +94,28 @@ class Bench(unittest.TestCase):
             self.assertEqual(chosen[("auto", size)], expected, size)
         self.assertEqual(chosen[("pipeline-binary-tree", 1)], "pipeline-binary-tree:64K")
 
+    @once
+    def test_auto_as_the_run_resolved_it_where_the_library_is_configured(self):
+        """With a variable of the library's own that configures its broadcast, auto runs the
+        library's (docs/auto.md), and the JSON says so where the table would name leancast."""
+        plan = os.path.join(os.path.dirname(BENCH), "leancast-plan")
+        table = json.loads(subprocess.run(
+            [plan, "-a", "auto", "-p", "2", "-b", "1024", "--ranks-per-node", "2", "--json"],
+            capture_output=True, text=True, check=True).stdout)["selected_algorithm"]
+        self.assertNotEqual(table, "mpi")  # else this test could not fail
+        path = os.path.join(self.dir, "configured.json")
+        configured = dict(os.environ, OMPI_MCA_coll_tuned_priority="30",
+                          MPIR_CVAR_BCAST_MIN_PROCS="8")  # each library's default value
+        command = ["timeout", "120", *LAUNCHER, "-n", "2", BENCH, "--algorithms", "auto,mpi",
+                   "--sizes", "1K", "--iterations", "3", "--reps", "1", "--no-memory-bound",
+                   "--json", path]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=150, env=configured)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(path) as f:
+            run = json.load(f)
+        chosen = {(p["algorithm"], p["bytes"]): p["selected_algorithm"] for p in run["algorithm_parameters"]}
+        self.assertEqual(chosen[("auto", 1024)], "mpi")
+
     def check_memory_bound(self, run):
         """Every cell's bound from the run's copy rates, and the median time over it."""
         one = run["memory_copy_one_core_bytes_per_second"]
