@@ -16,6 +16,7 @@
 #include "mpi/requests/nonblocking.hpp"
 #include "mpi/comm/online_tuning.hpp"
 #include "mpi/base/pass_through.hpp"
+#include "mpi/pass_at_once.hpp"
 #include "mpi/comm/private_comm.hpp"
 #include "mpi/base/process_settings.hpp"
 #include "mpi/requests/requests.hpp"
@@ -309,10 +310,11 @@ const PrivateComm::LastCall* repeated(const BcastCall& call,
   return last;
 }
 
-}  // namespace
-
-int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
-          const NonblockingCall* nonblocking) {
+// Every call but a deferral's short way (pass_at_once.hpp), out of line: its frame stays off
+// that way's.
+[[gnu::noinline]] int whole_path(const BcastCall& call,
+                                 const std::optional<AlgorithmSpec>& requested,
+                                 const NonblockingCall* nonblocking) {
   if (nonblocking != nullptr) {
     *nonblocking->request = MPI_REQUEST_NULL;
 #ifdef LEANCAST_SMPI
@@ -349,48 +351,19 @@ int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
   }
 }
 
+}  // namespace
+
+int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
+          const NonblockingCall* nonblocking) {
+  if (nonblocking == nullptr && passes_at_once(call, requested)) {
+    return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
+  }
+  return whole_path(call, requested, nonblocking);
+}
+
 }  // namespace leancast::detail
 
 namespace leancast {
-
-int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  return detail::bcast({buf, count, type, root, comm}, std::nullopt);
-}
-
-int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-           MPI_Request* request) {
-  const detail::NonblockingCall nonblocking{request, false};
-  return detail::bcast({buf, count, type, root, comm}, std::nullopt, &nonblocking);
-}
-
-int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-           const AlgorithmSpec& algorithm, MPI_Request* request) {
-  const detail::NonblockingCall nonblocking{request, false};
-  return detail::bcast({buf, count, type, root, comm}, algorithm, &nonblocking);
-}
-
-int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-               MPI_Request* request) {
-  const detail::NonblockingCall persistent{request, true};
-  return detail::bcast({buf, count, type, root, comm}, std::nullopt, &persistent);
-}
-
-int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-               const AlgorithmSpec& algorithm, MPI_Request* request) {
-  const detail::NonblockingCall persistent{request, true};
-  return detail::bcast({buf, count, type, root, comm}, algorithm, &persistent);
-}
-
-int node_map(MPI_Comm comm, std::shared_ptr<const NodeMap>& nodes) {
-  int inter = 0;
-  if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
-    return MPI_ERR_COMM;
-  }
-  detail::PrivateComm* state = nullptr;
-  if (int rc = detail::private_comm(comm, state); rc != MPI_SUCCESS) return rc;
-  nodes = state->nodes();
-  return MPI_SUCCESS;
-}
 
 bool set_executor(std::string_view name) {
   std::optional<ExecutorSpec> chosen;
@@ -436,15 +409,6 @@ std::optional<AlgorithmSpec> chosen_algorithm(MPI_Comm comm, std::uint64_t bytes
   } catch (...) {
     return std::nullopt;
   }
-}
-
-int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, Algorithm algorithm) {
-  return detail::bcast({buf, count, type, root, comm}, AlgorithmSpec(algorithm));
-}
-
-int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-          const AlgorithmSpec& algorithm) {
-  return detail::bcast({buf, count, type, root, comm}, algorithm);
 }
 
 }  // namespace leancast

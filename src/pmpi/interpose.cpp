@@ -15,6 +15,7 @@
 #include "mpi/comm/comm_hint.hpp"
 #include "mpi/base/errors.hpp"
 #include "mpi/base/pass_through.hpp"
+#include "mpi/pass_at_once.hpp"
 #include "mpi/base/rank0_log.hpp"
 #include "mpi/base/usage_log.hpp"
 
@@ -32,9 +33,12 @@ thread_local constinit bool inside [[gnu::tls_model("initial-exec")]] = false;
 }  // namespace
 
 int interposed_bcast(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
-  if (inside) return detail::pass_to_mpi(buf, count, type, root, comm);
+  const detail::BcastCall call{buf, count, type, root, comm};
+  if (inside || detail::passes_at_once(call, std::nullopt)) {
+    return detail::pass_to_mpi(buf, count, type, root, comm);
+  }
   inside = true;
-  const int rc = detail::bcast({buf, count, type, root, comm}, std::nullopt);
+  const int rc = detail::bcast(call, std::nullopt);
   inside = false;
   return rc;
 }

@@ -34,6 +34,7 @@
 
 #include <leancast/schedule.hpp>
 
+#include "mpi/base/process_settings.hpp"
 #include "mpi/run/broadcast_run.hpp"
 #include "mpi/run/executor.hpp"
 #include "mpi/run/program.hpp"
@@ -106,6 +107,9 @@ class PrivateComm final : public RunComm {
     std::optional<AlgorithmSpec> call;
     TypeInfo info;
     Decision decision;
+    // Decided for the library's broadcast, and not counted (LEANCAST_VERBOSE off): a repeat
+    // may go to it at once (mpi/pass_at_once.hpp).
+    bool passes = false;
   };
   const LastCall* repeat_of(const BcastCall& call, const std::optional<AlgorithmSpec>& named) const {
     return last_call_.type != MPI_DATATYPE_NULL && last_call_.count == call.count &&
@@ -116,7 +120,9 @@ class PrivateComm final : public RunComm {
   }
   void remember_call(const BcastCall& call, const std::optional<AlgorithmSpec>& named,
                      const TypeInfo& info, const Decision& decision) {
-    last_call_ = {call.count, call.type, call.root, named, info, decision};
+    last_call_ = {call.count, call.type,  call.root,
+                  named,      info,       decision,
+                  decision.algorithm.algorithm == Algorithm::mpi && !process_settings().verbose};
   }
 
   // The shared window shm broadcasts go through, with slots of at least `slot_bytes`: the

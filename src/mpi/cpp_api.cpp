@@ -1,0 +1,58 @@
+// The C++ entry points (include/leancast/leancast.hpp) that pass a call on to the one
+// broadcast path (bcast.hpp); the C ones are c_api.cpp.
+#include <leancast/leancast.hpp>
+
+#include "mpi/bcast.hpp"
+#include "mpi/comm/private_comm.hpp"
+
+namespace leancast {
+
+int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  return detail::bcast({buf, count, type, root, comm}, std::nullopt);
+}
+
+int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+           MPI_Request* request) {
+  const detail::NonblockingCall nonblocking{request, false};
+  return detail::bcast({buf, count, type, root, comm}, std::nullopt, &nonblocking);
+}
+
+int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+           const AlgorithmSpec& algorithm, MPI_Request* request) {
+  const detail::NonblockingCall nonblocking{request, false};
+  return detail::bcast({buf, count, type, root, comm}, algorithm, &nonblocking);
+}
+
+int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+               MPI_Request* request) {
+  const detail::NonblockingCall persistent{request, true};
+  return detail::bcast({buf, count, type, root, comm}, std::nullopt, &persistent);
+}
+
+int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+               const AlgorithmSpec& algorithm, MPI_Request* request) {
+  const detail::NonblockingCall persistent{request, true};
+  return detail::bcast({buf, count, type, root, comm}, algorithm, &persistent);
+}
+
+int node_map(MPI_Comm comm, std::shared_ptr<const NodeMap>& nodes) {
+  int inter = 0;
+  if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
+    return MPI_ERR_COMM;
+  }
+  detail::PrivateComm* state = nullptr;
+  if (int rc = detail::private_comm(comm, state); rc != MPI_SUCCESS) return rc;
+  nodes = state->nodes();
+  return MPI_SUCCESS;
+}
+
+int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, Algorithm algorithm) {
+  return detail::bcast({buf, count, type, root, comm}, AlgorithmSpec(algorithm));
+}
+
+int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+          const AlgorithmSpec& algorithm) {
+  return detail::bcast({buf, count, type, root, comm}, algorithm);
+}
+
+}  // namespace leancast

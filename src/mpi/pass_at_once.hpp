@@ -1,0 +1,37 @@
+// A deferral's short way: a blocking broadcast that repeats the last one on its communicator
+// (the same count, predefined datatype, root and named algorithm; any buffer but the ones
+// check_buffer refuses), where that one was decided for the library's broadcast, goes
+// straight to PMPI_Bcast when nothing else would happen on the way: LEANCAST_VERBOSE off (no
+// count), online tuning not trying the call, no leancast broadcast outstanding (which a
+// blocking call must step). Loads and compares, no stack frame: the whole path's five frames
+// push registers right behind the library's last stores (a barrier's, say) and cost a 64 B
+// deferral to Open MPI's coll sm 0.86-0.95x of its time (docs/benchmarks/call-path/).
+#pragma once
+
+#include <optional>
+
+#include "mpi/comm/call_check.hpp"
+#include "mpi/comm/online_tuning.hpp"
+#include "mpi/comm/private_comm.hpp"
+#include "mpi/requests/nonblocking.hpp"
+
+namespace leancast::detail {
+
+inline bool passes_at_once(const BcastCall& call, const std::optional<AlgorithmSpec>& requested) {
+#ifdef LEANCAST_SMPI
+  (void)call;
+  (void)requested;
+  return false;
+#else
+  const LastFound& found = last_found;
+  if (found.state == nullptr || found.user != call.comm ||
+      found.freed != states_freed.load(std::memory_order_acquire)) {
+    return false;
+  }
+  const PrivateComm::LastCall* last = found.state->repeat_of(call, requested);
+  return last != nullptr && last->passes && !check_buffer(call, true) &&
+         !(last->decision.tunable && tuning_online()) && !tasks_outstanding();
+#endif
+}
+
+}  // namespace leancast::detail
