@@ -15,7 +15,8 @@
 # `modes` instead: 10 rounds about 30 s apart of shm:64K, cma and MPI_Bcast at 1 and 16 MiB
 # under Open MPI, each with the bench's memory probe, whose cache line round trip between the
 # two ranks tells this VM's two placements of its vCPUs apart (modes/round-N.json).
-# Usage: scripts/within-node-measure.sh [openmpi|mpich|all|modes]   (default all)
+# `p4`: the P = 4 run alone.
+# Usage: scripts/within-node-measure.sh [openmpi|mpich|all|modes|p4]   (default all)
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 what="${1:-all}"
@@ -24,14 +25,15 @@ mkdir -p "$out"
 sizes=64,1K,4K,16K,64K,256K,1M,4M,16M,64M
 mine=auto,shm:8K,shm:16K,shm:64K,cma,cma:1M
 run() { echo "+ $*" >&2; "$@"; }
-# bench LAUNCHER... -- JSON ALGORITHMS [METHOD [SIZES]]
+# bench LAUNCHER... -- JSON ALGORITHMS [METHOD [SIZES]]   ($reps repetitions)
+reps=5
 bench() {
   local launcher=()
   while [[ "$1" != -- ]]; do launcher+=("$1"); shift; done
   shift
   run timeout 900 "${launcher[@]}" ./leancast-bench --algorithms "$2" --baseline mpi \
     --sizes "${4:-$sizes}" --method "${3:-osu}" --iterations 20 --small-iterations 5000 \
-    --reps 5 --rotate-above 4M \
+    --reps "$reps" --rotate-above 4M \
     --quiet --json "$1"
 }
 
@@ -56,8 +58,15 @@ if [[ "$what" == openmpi || "$what" == all ]]; then
     bench env "OMPI_MCA_coll_${component}_priority=100" "${launch[@]}" -- \
       "$out/openmpi-p2-$component.json" "mpi,$mine"
   done
-  # P = 4: auto defers to MPI_Bcast at the small sizes (4 ranks on 2 cores).
+fi
+if [[ "$what" == openmpi || "$what" == all || "$what" == p4 ]]; then
+  build_leancast openmpi
+  cd "$LEANCAST_ROOT/build/openmpi"
+  # P = 4: auto defers to MPI_Bcast at 64 B (4 ranks on 2 cores). 21 repetitions: with 4
+  # ranks on 2 cores one repetition's ratio at 64 B ranged 0.75-1.34 among 5 (20f13a4).
+  reps=21
   bench mpirun --oversubscribe -n 4 -- "$out/openmpi-p4-default.json" "mpi,$mine" osu 64,1K,16K,1M
+  reps=5
 fi
 
 if [[ "$what" == mpich || "$what" == all ]]; then

@@ -25,12 +25,14 @@ inline bool passes_at_once(const BcastCall& call, const std::optional<AlgorithmS
 #else
   const LastFound& found = last_found;
   if (found.state == nullptr || found.user != call.comm ||
-      found.freed != states_freed.load(std::memory_order_acquire)) {
+      found.freed != hot_words.states_freed.load(std::memory_order_acquire)) {
     return false;
   }
   const PrivateComm::LastCall* last = found.state->repeat_of(call, requested);
-  return last != nullptr && last->passes && !check_buffer(call, true) &&
-         !(last->decision.tunable && tuning_online()) && !tasks_outstanding();
+  if (last == nullptr || check_buffer(call, true) || tasks_outstanding()) return false;
+  using Passes = PrivateComm::LastCall::Passes;
+  return last->passes == Passes::always ||
+         (last->passes == Passes::unless_tuning && !tuning_online());
 #endif
 }
 

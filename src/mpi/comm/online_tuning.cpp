@@ -21,9 +21,10 @@
 
 namespace leancast::detail {
 
-std::atomic<int> tuning_override{-1};
-
 namespace {
+
+// What set_tuning said last: -1 nothing (the setting holds), 0 off, 1 online.
+std::atomic<int> tuning_override{-1};
 
 // The rules this process learned, for LEANCAST_TUNE_FILE: one per (procs, ppn, class).
 std::mutex learned_mutex;
@@ -137,10 +138,18 @@ void report(const PrivateComm& state, const TunedClass& tuned) {
 
 }  // namespace
 
+bool tuning_from_settings() {
+  const int chosen = tuning_override.load(std::memory_order_relaxed);
+  const bool on = chosen < 0 ? process_settings().tune_online : chosen == 1;
+  hot_words.tuning.store(on ? 1 : 0, std::memory_order_relaxed);
+  return on;
+}
+
 bool override_tuning(std::string_view mode) {
   const int chosen = mode == "online" ? 1 : mode == "off" ? 0 : mode.empty() ? -1 : -2;
   if (chosen == -2) return false;
   tuning_override.store(chosen, std::memory_order_relaxed);
+  tuning_from_settings();
   return true;
 }
 

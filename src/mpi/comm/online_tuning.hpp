@@ -16,13 +16,12 @@
 
 namespace leancast::detail {
 
-// What set_tuning said last: -1 nothing (the setting holds), 0 off, 1 online.
-extern std::atomic<int> tuning_override;
-
-// LEANCAST_TUNE, or what set_tuning said last (inline: a repeated broadcast asks).
+// LEANCAST_TUNE, or what set_tuning said last (inline: a repeated broadcast asks); the
+// first question reads the settings.
+bool tuning_from_settings();
 inline bool tuning_online() {
-  const int chosen = tuning_override.load(std::memory_order_relaxed);
-  return chosen < 0 ? process_settings().tune_online : chosen == 1;
+  const int known = hot_words.tuning.load(std::memory_order_relaxed);
+  return known >= 0 ? known == 1 : tuning_from_settings();
 }
 
 // Overrides LEANCAST_TUNE: "online", "off", "" (the setting again); false for another name.

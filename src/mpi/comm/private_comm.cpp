@@ -38,13 +38,12 @@ MPI_Comm local_comm = MPI_COMM_NULL;
 
 }  // namespace
 
-std::atomic<std::uint64_t> states_freed{0};
 #ifndef LEANCAST_SMPI
 thread_local constinit LastFound last_found [[gnu::tls_model("initial-exec")]];
 #endif
 
 PrivateComm::~PrivateComm() {
-  states_freed.fetch_add(1, std::memory_order_release);
+  hot_words.states_freed.fetch_add(1, std::memory_order_release);
   forget_comm(this);
   for (Shared& shared : shared_) {
     shared.setup.reset();  // completes its exchange: the other ranks take part in it
@@ -143,7 +142,7 @@ void PrivateComm::remember(std::uint64_t bytes, const std::optional<AlgorithmSpe
 int find_private_comm(MPI_Comm user, PrivateComm*& out) {
   out = nullptr;
 #ifndef LEANCAST_SMPI
-  const std::uint64_t freed = states_freed.load(std::memory_order_acquire);
+  const std::uint64_t freed = hot_words.states_freed.load(std::memory_order_acquire);
 #endif
   const auto& [keyval, keyval_error] = state_keyval();
   if (keyval_error != MPI_SUCCESS) return keyval_error;

@@ -100,29 +100,35 @@ class PrivateComm final : public RunComm {
   // was decided: a repeat of it (the same count, type, root and named algorithm; any buffer)
   // skips the datatype queries, the argument checks that do not look at the buffer, and the
   // decision (bcast.cpp). Forgotten with the remembered choices.
-  struct LastCall {
+  struct alignas(64) LastCall {  // what a repeat compares, on the line it starts
     MPI_Count count = -1;
     MPI_Datatype type = MPI_DATATYPE_NULL;
     int root = -1;
+    bool named = false;  // call.has_value(): a repeat that names none reads this line alone
+    // Whether a repeat may go to the library's broadcast at once (mpi/pass_at_once.hpp):
+    // `always` where it was decided for it and LEANCAST_VERBOSE is off (nothing to count);
+    // `unless_tuning` where that was auto's choice, which online tuning may try otherwise.
+    enum class Passes : unsigned char { never, always, unless_tuning } passes = Passes::never;
     std::optional<AlgorithmSpec> call;
     TypeInfo info;
     Decision decision;
-    // Decided for the library's broadcast, and not counted (LEANCAST_VERBOSE off): a repeat
-    // may go to it at once (mpi/pass_at_once.hpp).
-    bool passes = false;
   };
   const LastCall* repeat_of(const BcastCall& call, const std::optional<AlgorithmSpec>& named) const {
-    return last_call_.type != MPI_DATATYPE_NULL && last_call_.count == call.count &&
-                   last_call_.type == call.type && last_call_.root == call.root &&
-                   last_call_.call == named
-               ? &last_call_
+    const LastCall& last = last_call_;
+    return last.type != MPI_DATATYPE_NULL && last.count == call.count && last.type == call.type &&
+                   last.root == call.root && last.named == named.has_value() &&
+                   (!last.named || *last.call == *named)
+               ? &last
                : nullptr;
   }
   void remember_call(const BcastCall& call, const std::optional<AlgorithmSpec>& named,
                      const TypeInfo& info, const Decision& decision) {
-    last_call_ = {call.count, call.type,  call.root,
-                  named,      info,       decision,
-                  decision.algorithm.algorithm == Algorithm::mpi && !process_settings().verbose};
+    using Passes = LastCall::Passes;
+    const Passes passes = decision.algorithm.algorithm != Algorithm::mpi || process_settings().verbose
+                              ? Passes::never
+                          : decision.tunable ? Passes::unless_tuning
+                                             : Passes::always;
+    last_call_ = {call.count, call.type, call.root, named.has_value(), passes, named, info, decision};
   }
 
   // The shared window shm broadcasts go through, with slots of at least `slot_bytes`: the
@@ -183,9 +189,6 @@ int private_comm(MPI_Comm user, PrivateComm*& out);
 // communicator's handle may come back for another). The remembered lookup is inline.
 int find_private_comm(MPI_Comm user, PrivateComm*& out);
 
-// Private states freed so far: what a thread remembers of its last lookup holds while this
-// is unchanged.
-extern std::atomic<std::uint64_t> states_freed;
 
 #ifndef LEANCAST_SMPI
 // The last private state this thread found, and on which communicator. (Not under SMPI,
@@ -203,7 +206,7 @@ extern thread_local constinit LastFound last_found [[gnu::tls_model("initial-exe
 inline int existing_private_comm(MPI_Comm user, PrivateComm*& out) {
 #ifndef LEANCAST_SMPI
   if (last_found.state != nullptr && last_found.user == user &&
-      last_found.freed == states_freed.load(std::memory_order_acquire)) {
+      last_found.freed == hot_words.states_freed.load(std::memory_order_acquire)) {
     out = last_found.state;
     return MPI_SUCCESS;
   }

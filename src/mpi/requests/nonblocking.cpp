@@ -69,7 +69,7 @@ class Engine {
     std::lock_guard guard(lock_);
     auto& queue = queues_[plan.state];
     queue.push_back(task);
-    outstanding_tasks.fetch_add(1, std::memory_order_release);
+    hot_words.outstanding_tasks.fetch_add(1, std::memory_order_release);
     out = task;
     // The start posts the first messages and completes nothing: completing (in the
     // library's progress) and copying (shm) wait for a later step, so that the call itself
@@ -96,7 +96,7 @@ class Engine {
   // needs progress meanwhile. Otherwise false.
   bool finish_alone(const Task* task) {
     std::lock_guard guard(lock_);
-    if (outstanding_tasks.load(std::memory_order_acquire) != 1) return false;
+    if (hot_words.outstanding_tasks.load(std::memory_order_acquire) != 1) return false;
     for (auto& [state, queue] : queues_) {
       if (queue.empty() || queue.front().get() != task) continue;
       const OwnCalls here;
@@ -131,7 +131,7 @@ class Engine {
     while (!queue.empty() && step(*queue.front(), spare_)) {
       MPI_Grequest_complete(queue.front()->grequest);
       queue.pop_front();
-      outstanding_tasks.fetch_sub(1, std::memory_order_release);
+      hot_words.outstanding_tasks.fetch_sub(1, std::memory_order_release);
     }
   }
 

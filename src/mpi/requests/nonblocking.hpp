@@ -32,6 +32,7 @@
 #include <functional>
 #include <memory>
 
+#include "mpi/base/process_settings.hpp"
 #include "mpi/run/broadcast_run.hpp"
 
 namespace leancast::detail {
@@ -53,8 +54,9 @@ int make_persistent(const BcastCall& call, const BroadcastPlan* plan, MPI_Reques
 
 // Nonblocking broadcasts outstanding in this process (tasks), read on every MPI call
 // leancast defines: a global, so that reading it costs one load and no function call.
-inline std::atomic<int> outstanding_tasks{0};
-inline bool tasks_outstanding() { return outstanding_tasks.load(std::memory_order_acquire) > 0; }
+inline bool tasks_outstanding() {
+  return hot_words.outstanding_tasks.load(std::memory_order_acquire) > 0;
+}
 
 // One step of every outstanding task, none of them waiting.
 void progress_tasks();
