@@ -305,7 +305,7 @@ const PrivateComm::LastCall* repeated(const BcastCall& call,
                                       const std::optional<AlgorithmSpec>& requested,
                                       const PrivateComm& state) {
   if (process_settings().check) return nullptr;
-  const PrivateComm::LastCall* last = state.repeat_of(call, requested);
+  const PrivateComm::LastCall* last = state.repeat_of(call, requested ? &*requested : nullptr);
   if (last == nullptr || check_buffer(call, true)) return nullptr;
   return last;
 }
@@ -355,7 +355,7 @@ const PrivateComm::LastCall* repeated(const BcastCall& call,
 
 int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
           const NonblockingCall* nonblocking) {
-  if (nonblocking == nullptr && passes_at_once(call, requested)) {
+  if (nonblocking == nullptr && passes_at_once(call, requested ? &*requested : nullptr)) {
     return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
   }
   return whole_path(call, requested, nonblocking);

@@ -4,11 +4,13 @@
 
 #include "mpi/bcast.hpp"
 #include "mpi/comm/private_comm.hpp"
+#include "mpi/pass_at_once.hpp"
 
 namespace leancast {
 
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  return detail::bcast({buf, count, type, root, comm}, std::nullopt);
+  const detail::BcastCall call{buf, count, type, root, comm};
+  return detail::pass_at_once_or(call, nullptr, [&] { return detail::bcast(call, std::nullopt); });
 }
 
 int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
@@ -52,7 +54,8 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, Algo
 
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
           const AlgorithmSpec& algorithm) {
-  return detail::bcast({buf, count, type, root, comm}, algorithm);
+  const detail::BcastCall call{buf, count, type, root, comm};
+  return detail::pass_at_once_or(call, &algorithm, [&] { return detail::bcast(call, algorithm); });
 }
 
 }  // namespace leancast

@@ -10,6 +10,7 @@
 
 #include <optional>
 
+#include "mpi/base/pass_through.hpp"
 #include "mpi/comm/call_check.hpp"
 #include "mpi/comm/online_tuning.hpp"
 #include "mpi/comm/private_comm.hpp"
@@ -17,10 +18,12 @@
 
 namespace leancast::detail {
 
-inline bool passes_at_once(const BcastCall& call, const std::optional<AlgorithmSpec>& requested) {
+// `named`: the algorithm the call names (nullptr: none). Always inline: the entry points
+// (leancast::bcast, the interposer's MPI_Bcast) make no call but the library's on this way.
+[[gnu::always_inline]] inline bool passes_at_once(const BcastCall& call, const AlgorithmSpec* named) {
 #ifdef LEANCAST_SMPI
   (void)call;
-  (void)requested;
+  (void)named;
   return false;
 #else
   const LastFound& found = last_found;
@@ -28,12 +31,22 @@ inline bool passes_at_once(const BcastCall& call, const std::optional<AlgorithmS
       found.freed != hot_words.states_freed.load(std::memory_order_acquire)) {
     return false;
   }
-  const PrivateComm::LastCall* last = found.state->repeat_of(call, requested);
+  const PrivateComm::LastCall* last = found.state->repeat_of(call, named);
   if (last == nullptr || check_buffer(call, true) || tasks_outstanding()) return false;
   using Passes = PrivateComm::LastCall::Passes;
   return last->passes == Passes::always ||
          (last->passes == Passes::unless_tuning && !tuning_online());
 #endif
+}
+
+// A blocking broadcast from an entry point: the short way where it applies, else `whole()`.
+template <class Whole>
+[[gnu::always_inline]] inline int pass_at_once_or(const BcastCall& call, const AlgorithmSpec* named,
+                                                  Whole&& whole) {
+  if (passes_at_once(call, named)) {
+    return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
+  }
+  return whole();
 }
 
 }  // namespace leancast::detail

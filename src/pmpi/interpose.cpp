@@ -32,15 +32,20 @@ thread_local constinit bool inside [[gnu::tls_model("initial-exec")]] = false;
 
 }  // namespace
 
-int interposed_bcast(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
-  const detail::BcastCall call{buf, count, type, root, comm};
-  if (inside || detail::passes_at_once(call, std::nullopt)) {
-    return detail::pass_to_mpi(buf, count, type, root, comm);
-  }
+namespace {
+// The whole path, out of line: the short way keeps no frame.
+[[gnu::noinline]] int whole_bcast(const detail::BcastCall& call) {
   inside = true;
   const int rc = detail::bcast(call, std::nullopt);
   inside = false;
   return rc;
+}
+}  // namespace
+
+int interposed_bcast(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
+  const detail::BcastCall call{buf, count, type, root, comm};
+  if (inside) return detail::pass_to_mpi(buf, count, type, root, comm);
+  return detail::pass_at_once_or(call, nullptr, [&] { return whole_bcast(call); });
 }
 
 namespace {

@@ -113,10 +113,11 @@ class PrivateComm final : public RunComm {
     TypeInfo info;
     Decision decision;
   };
-  const LastCall* repeat_of(const BcastCall& call, const std::optional<AlgorithmSpec>& named) const {
+  // `named`: the algorithm the call names (nullptr: none).
+  const LastCall* repeat_of(const BcastCall& call, const AlgorithmSpec* named) const {
     const LastCall& last = last_call_;
     return last.type != MPI_DATATYPE_NULL && last.count == call.count && last.type == call.type &&
-                   last.root == call.root && last.named == named.has_value() &&
+                   last.root == call.root && last.named == (named != nullptr) &&
                    (!last.named || *last.call == *named)
                ? &last
                : nullptr;
