@@ -13,28 +13,33 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   return detail::pass_at_once_or(call, nullptr, [&] { return detail::bcast(call, std::nullopt); });
 }
 
+namespace {
+// A nonblocking or persistent broadcast (`persistent`), its request in `request`.
+int started(const detail::BcastCall& call, const std::optional<AlgorithmSpec>& algorithm,
+            MPI_Request* request, bool persistent) {
+  const detail::NonblockingCall nonblocking{request, persistent};
+  return detail::bcast(call, algorithm, &nonblocking);
+}
+}  // namespace
+
 int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
            MPI_Request* request) {
-  const detail::NonblockingCall nonblocking{request, false};
-  return detail::bcast({buf, count, type, root, comm}, std::nullopt, &nonblocking);
+  return started({buf, count, type, root, comm}, std::nullopt, request, false);
 }
 
 int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
            const AlgorithmSpec& algorithm, MPI_Request* request) {
-  const detail::NonblockingCall nonblocking{request, false};
-  return detail::bcast({buf, count, type, root, comm}, algorithm, &nonblocking);
+  return started({buf, count, type, root, comm}, algorithm, request, false);
 }
 
 int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                MPI_Request* request) {
-  const detail::NonblockingCall persistent{request, true};
-  return detail::bcast({buf, count, type, root, comm}, std::nullopt, &persistent);
+  return started({buf, count, type, root, comm}, std::nullopt, request, true);
 }
 
 int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                const AlgorithmSpec& algorithm, MPI_Request* request) {
-  const detail::NonblockingCall persistent{request, true};
-  return detail::bcast({buf, count, type, root, comm}, algorithm, &persistent);
+  return started({buf, count, type, root, comm}, algorithm, request, true);
 }
 
 int node_map(MPI_Comm comm, std::shared_ptr<const NodeMap>& nodes) {

@@ -8,8 +8,6 @@
 // deferral to Open MPI's coll sm 0.86-0.95x of its time (docs/benchmarks/call-path/).
 #pragma once
 
-#include <optional>
-
 #include "mpi/base/pass_through.hpp"
 #include "mpi/comm/call_check.hpp"
 #include "mpi/comm/online_tuning.hpp"

@@ -30,16 +30,14 @@ namespace {
 // wrapped by another tool that broadcasts, that broadcast goes to the MPI library.
 thread_local constinit bool inside [[gnu::tls_model("initial-exec")]] = false;
 
-}  // namespace
-
-namespace {
-// The whole path, out of line: the short way keeps no frame.
+// The whole path, out of line: the short way (pass_at_once.hpp) keeps no frame.
 [[gnu::noinline]] int whole_bcast(const detail::BcastCall& call) {
   inside = true;
   const int rc = detail::bcast(call, std::nullopt);
   inside = false;
   return rc;
 }
+
 }  // namespace
 
 int interposed_bcast(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
