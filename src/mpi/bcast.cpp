@@ -310,11 +310,12 @@ const PrivateComm::LastCall* repeated(const BcastCall& call,
   return last;
 }
 
-// Every call but a deferral's short way (pass_at_once.hpp), out of line: its frame stays off
-// that way's.
-[[gnu::noinline]] int whole_path(const BcastCall& call,
-                                 const std::optional<AlgorithmSpec>& requested,
-                                 const NonblockingCall* nonblocking) {
+}  // namespace
+
+// Out of line: its frame stays off the short way's.
+[[gnu::noinline]] int bcast_whole(const BcastCall& call,
+                                  const std::optional<AlgorithmSpec>& requested,
+                                  const NonblockingCall* nonblocking) {
   if (nonblocking != nullptr) {
     *nonblocking->request = MPI_REQUEST_NULL;
 #ifdef LEANCAST_SMPI
@@ -351,14 +352,11 @@ const PrivateComm::LastCall* repeated(const BcastCall& call,
   }
 }
 
-}  // namespace
-
 int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
           const NonblockingCall* nonblocking) {
-  if (nonblocking == nullptr && passes_at_once(call, requested ? &*requested : nullptr)) {
-    return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
-  }
-  return whole_path(call, requested, nonblocking);
+  if (nonblocking != nullptr) return bcast_whole(call, requested, nonblocking);
+  return pass_at_once_or(call, requested ? &*requested : nullptr,
+                         [&] { return bcast_whole(call, requested); });
 }
 
 }  // namespace leancast::detail

@@ -25,4 +25,9 @@ struct NonblockingCall {
 int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
           const NonblockingCall* nonblocking = nullptr);
 
+// bcast() without its first step, the short way of a repeated deferral (pass_at_once.hpp):
+// for the entry points that took that step themselves.
+int bcast_whole(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
+                const NonblockingCall* nonblocking = nullptr);
+
 }  // namespace leancast::detail

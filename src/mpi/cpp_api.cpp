@@ -10,7 +10,7 @@ namespace leancast {
 
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   const detail::BcastCall call{buf, count, type, root, comm};
-  return detail::pass_at_once_or(call, nullptr, [&] { return detail::bcast(call, std::nullopt); });
+  return detail::pass_at_once_or(call, nullptr, [&] { return detail::bcast_whole(call, std::nullopt); });
 }
 
 namespace {
@@ -60,7 +60,7 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, Algo
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
           const AlgorithmSpec& algorithm) {
   const detail::BcastCall call{buf, count, type, root, comm};
-  return detail::pass_at_once_or(call, &algorithm, [&] { return detail::bcast(call, algorithm); });
+  return detail::pass_at_once_or(call, &algorithm, [&] { return detail::bcast_whole(call, algorithm); });
 }
 
 }  // namespace leancast

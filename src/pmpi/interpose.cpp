@@ -33,7 +33,7 @@ thread_local constinit bool inside [[gnu::tls_model("initial-exec")]] = false;
 // The whole path, out of line: the short way (pass_at_once.hpp) keeps no frame.
 [[gnu::noinline]] int whole_bcast(const detail::BcastCall& call) {
   inside = true;
-  const int rc = detail::bcast(call, std::nullopt);
+  const int rc = detail::bcast_whole(call, std::nullopt);
   inside = false;
   return rc;
 }
