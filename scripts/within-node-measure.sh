@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# leancast's within-node broadcasts (shm, cma, and auto) side by side in one run with the MPI
-# library's MPI_Bcast, once per configuration of the library's broadcast: Open MPI's default,
+# leancast's within-node broadcasts (shm, cma, cma-split and auto) side by side in one run
+# with the MPI library's MPI_Bcast, once per configuration of the library's broadcast: Open MPI's default,
 # its vader with single-copy (CMA) on, coll_tuned's algorithms 1-9 forced one by one, its
 # han, sm and adapt components; MPICH's default and release_gather. P = 2, osu method for
 # every configuration and the paper method for the defaults; buffers rotated beyond the
@@ -23,7 +23,7 @@ what="${1:-all}"
 out="$LEANCAST_ROOT/docs/benchmarks/within-node"
 mkdir -p "$out"
 sizes=64,1K,4K,16K,64K,256K,1M,4M,16M,64M
-mine=auto,shm:8K,shm:16K,shm:64K,cma,cma:1M
+mine=auto,shm:8K,shm:16K,shm:64K,cma,cma:1M,cma-split,cma-split:1M
 run() { echo "+ $*" >&2; "$@"; }
 # bench LAUNCHER... -- JSON ALGORITHMS [METHOD [SIZES]]   ($reps repetitions)
 reps=5

@@ -47,7 +47,7 @@ def median_time(cells, algorithm, size):
 
 def best(cells, size):
     timed = [(median_time(cells, n, size), n) for n, s in cells
-             if s == size and n.split(":")[0] in ("shm", "cma")]
+             if s == size and n.split(":")[0] in ("shm", "cma", "cma-split")]
     return min(timed)[1] if timed else None
 
 
@@ -166,7 +166,7 @@ def main():
     directory = sys.argv[1]
     out = ["# leancast within a node beside the MPI libraries (scripts/within-node-measure.sh)", "",
            "Each ratio is MPI_Bcast's time under one configuration of the library over leancast's "
-           "best within-node broadcast (shm or cma) in the same run and repetition: > 1, "
+           "best within-node broadcast (shm, cma or cma-split) in the same run and repetition: > 1, "
            "leancast is faster. time / bound: leancast's best over max(n / one core's copy rate, "
            "(P - 1) n / all cores' copy rate), measured by the bench at its start.", ""]
     for library in ("openmpi", "mpich"):

@@ -29,6 +29,7 @@ enum class Algorithm {
   split_binary_tree,     // Open MPI's split binary tree: a half down each subtree, then swap
   shm,                   // within one node: the root copies into a shared window, all copy out
   cma,                   // within one node: each reader copies once from its source's buffer
+  cma_split,             // cma with the root copying a share of each segment into its readers
   // A new algorithm: one value here (the C++ API names it) and one row in
   // src/schedule/registry.cpp beside its schedule file; everything else is derived.
 };
@@ -146,7 +147,7 @@ struct AlgorithmInfo {
   // that won somewhere (docs/auto.md); for node-aware, the level pairs. Online tuning and
   // leancast-tune (via `leancast-plan --list-algorithms --json`) take their candidates here.
   std::string_view tuned;
-  // Moves data through the memory of one node (shm, cma), not messages: a level within
+  // Moves data through the memory of one node (shm, cma, cma-split), not messages: a level within
   // nodes only, never priced by the model.
   bool within_node = false;
 };

@@ -28,9 +28,10 @@ int LC_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
  * "native"), "scatter-ring-tuned" (also "opt"), "pipeline-chain", "pipeline-binary-tree",
  * "split-binary-tree", "two-tree", "knomial", "circulant", "shm" (within one node, through
  * shared memory), "cma" (within one node, each reader copying once from its source's
- * buffer), "node-aware" (between nodes, then within each), or "mpi" (the MPI library's own
- * broadcast, PMPI_Bcast). A parameter follows a colon: a segment size for the pipelines,
- * split-binary-tree, two-tree, shm and cma ("pipeline-chain:128K"), a radix for
+ * buffer), "cma-split" (cma with the root copying a share), "node-aware" (between nodes,
+ * then within each), or "mpi" (the MPI library's own broadcast, PMPI_Bcast). A parameter
+ * follows a colon: a segment size for the pipelines, split-binary-tree, two-tree, shm, cma
+ * and cma-split ("pipeline-chain:128K"), a radix for
  * knomial ("knomial:8"), a block count for circulant ("circulant:32"), the two levels for
  * node-aware ("node-aware:two-tree/shm"); an executor follows an at sign
  * ("two-tree@rounds"). docs/algorithms.md describes every one. NULL or "" behaves like

@@ -106,8 +106,10 @@ struct Transfer {
 // of those peers copies out; the transfers still say who gets which bytes from whom, so
 // the verifier and the analyzer read them as they read messages. Through cross memory (the
 // cma algorithm): a receive is a copy the receiver makes straight from its peer's buffer
-// (process_vm_readv), and a send is keeping that buffer until the peer is done.
-enum class Medium : std::uint8_t { messages, shared_memory, cross_memory };
+// (process_vm_readv), and a send is keeping that buffer until the peer is done. Written
+// through cross memory (cma-split's second phase): a send is a copy the sender makes
+// straight into its peer's buffer (process_vm_writev), and a receive is waiting for it.
+enum class Medium : std::uint8_t { messages, shared_memory, cross_memory, cross_memory_write };
 
 struct Phase {
   std::string name;  // "bcast", "scatter", "allgather", "pipeline", "nodes:pipeline", ...

@@ -16,8 +16,6 @@
 
 namespace leancast::detail {
 
-namespace {
-
 // Readers per source. Each reader pins and copies the source's pages itself, so the
 // source's work does not grow with its readers; what one source's many readers share is
 // its memory's read bandwidth and its page-table lock. 8 keeps a node of up to 9 ranks one
@@ -25,7 +23,7 @@ namespace {
 // domain). Not measured beyond P = 4: no node of more cores was lent (docs/algorithms.md#cma).
 constexpr int kCmaFanout = 8;
 
-TreePlace fanout_place(int q, int procs) {
+TreePlace cma_tree_place(int q, int procs) {
   TreePlace place;
   if (q > 0) place.parent = (q - 1) / kCmaFanout;
   for (int up = q; up > 0; up = (up - 1) / kCmaFanout) ++place.depth;
@@ -35,11 +33,9 @@ TreePlace fanout_place(int q, int procs) {
   return place;
 }
 
-}  // namespace
-
 RankSchedule cma_schedule(const BcastShape& shape, int rank, std::uint64_t segment_bytes) {
   const int q = relative_rank(rank, shape.root, shape.procs);
-  RankSchedule schedule = pipelined_tree(shape, rank, segment_bytes, fanout_place(q, shape.procs));
+  RankSchedule schedule = pipelined_tree(shape, rank, segment_bytes, cma_tree_place(q, shape.procs));
   schedule.phases[0].name = "cma";
   schedule.phases[0].medium = Medium::cross_memory;
   return schedule;

@@ -32,6 +32,9 @@ std::uint64_t segment_count(std::uint64_t bytes, std::uint64_t segment_bytes);
 // then its right half. `top` is the root's parent (-1: none, the tree's root has depth 0).
 TreePlace preorder_binary_place(int q, int first, int size, int top);
 
+// Where relative rank q sits in cma's tree (cma.cpp): fan-out 8 in breadth-first order.
+TreePlace cma_tree_place(int q, int procs);
+
 RankSchedule pipelined_tree(const BcastShape& shape, int rank, std::uint64_t segment_bytes,
                             const TreePlace& place);
 

@@ -126,6 +126,11 @@ constexpr Row kRows[] = {
       "within one node: each reader copies once straight from its source's buffer (CMA)", true,
       "cma", true},
      LEANCAST_SCHEDULE(cma_schedule)},
+    {{Algorithm::cma_split, "cma-split", "", segment_bytes, kDefaultCmaSegmentBytes, 1,
+      kMaxSegmentBytes,
+      "within one node: cma, the root writing a share of each segment into its readers (CMA)",
+      true, "cma-split", true},
+     LEANCAST_SCHEDULE(cma_split_schedule)},
     // Composes two schedules by its levels, not a parameter: make_schedule calls it.
     {{Algorithm::node_aware, "node-aware", "", levels, 0, 0, 0,
       "BETWEEN among one leader per node, then WITHIN each node (default auto/auto)", true,

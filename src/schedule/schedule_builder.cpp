@@ -25,14 +25,14 @@ void ScheduleBuilder::recv(std::uint8_t phase, std::uint32_t round, int peer, st
 
 void ScheduleBuilder::send_run(std::uint8_t phase, std::uint32_t round, std::uint32_t repeat,
                                int peer, std::uint64_t first, std::int64_t stride,
-                               std::uint32_t round_stride) {
-  add(Direction::send, phase, round, repeat, peer, first, 1, stride, Empty::keep, round_stride);
+                               std::uint32_t round_stride, std::uint64_t span) {
+  add(Direction::send, phase, round, repeat, peer, first, span, stride, Empty::keep, round_stride);
 }
 
 void ScheduleBuilder::recv_run(std::uint8_t phase, std::uint32_t round, std::uint32_t repeat,
                                int peer, std::uint64_t first, std::int64_t stride,
-                               std::uint32_t round_stride) {
-  add(Direction::recv, phase, round, repeat, peer, first, 1, stride, Empty::keep, round_stride);
+                               std::uint32_t round_stride, std::uint64_t span) {
+  add(Direction::recv, phase, round, repeat, peer, first, span, stride, Empty::keep, round_stride);
 }
 
 void ScheduleBuilder::add(Direction direction, std::uint8_t phase, std::uint32_t round,

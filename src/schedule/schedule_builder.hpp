@@ -28,12 +28,14 @@ class ScheduleBuilder {
             std::uint64_t span, Empty empty = Empty::skip);
   void recv(std::uint8_t phase, std::uint32_t round, int peer, std::uint64_t first,
             std::uint64_t span, Empty empty = Empty::skip);
-  // `repeat` single-block transfers in rounds round, round + round_stride, ..., blocks
-  // first, first + stride, ...
+  // `repeat` transfers of `span` blocks (single-block by default) in rounds round,
+  // round + round_stride, ..., starting at blocks first, first + stride, ...
   void send_run(std::uint8_t phase, std::uint32_t round, std::uint32_t repeat, int peer,
-                std::uint64_t first, std::int64_t stride, std::uint32_t round_stride = 1);
+                std::uint64_t first, std::int64_t stride, std::uint32_t round_stride = 1,
+                std::uint64_t span = 1);
   void recv_run(std::uint8_t phase, std::uint32_t round, std::uint32_t repeat, int peer,
-                std::uint64_t first, std::int64_t stride, std::uint32_t round_stride = 1);
+                std::uint64_t first, std::int64_t stride, std::uint32_t round_stride = 1,
+                std::uint64_t span = 1);
 
   RankSchedule finish() { return std::move(schedule_); }
 

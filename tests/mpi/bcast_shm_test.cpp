@@ -1,12 +1,14 @@
-// The within-node levels, each test for both: shm, the broadcast through a shared-memory
-// window (src/mpi/run/executor_shared.cpp), and cma, the single copy from the source's buffer
+// The within-node levels, each test for each: shm, the broadcast through a shared-memory
+// window (src/mpi/run/executor_shared.cpp), cma, the single copy from the source's buffer,
+// and cma-split, cma with the root writing a share into its readers
 // (src/mpi/run/executor_cross.cpp). Every byte at every rank for sizes around cache lines,
 // segments and the window, any root, many communicators made and freed (their windows with
 // them), user point-to-point traffic and other algorithms' broadcasts interleaved,
 // node-aware:X/LEVEL (run with LEANCAST_RANKS_PER_NODE), a derived datatype, a rank that
-// disagrees on the count; for cma, a rank denied cross-memory attach making every rank fall
-// back to shm together.
+// disagrees on the count; for cma and cma-split, a rank denied cross-memory attach making
+// every rank fall back to shm together.
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <numeric>
 #include <unistd.h>
 
@@ -43,7 +45,7 @@ std::uint64_t wrong_bytes(MPI_Comm comm, const std::string& algorithm, std::uint
   return wrong;
 }
 
-// The level under test: "shm" or "cma".
+// The level under test: "shm", "cma" or "cma-split".
 class WithinNode : public ::testing::TestWithParam<std::string> {
  protected:
   std::string level(const std::string& parameter = "") const {
@@ -198,6 +200,8 @@ TEST_P(WithinNode, TypesThatDifferAmongRanksKeepTheBroadcastsInStep) {
 // An erroneous program: the last rank expects 100 bytes more than the root sends, in one
 // segment. It reads a segment of another broadcast's signature and length, returns an
 // error that says so, and takes no byte; the others deliver; a correct broadcast follows.
+// Under cma-split the root, which was to write into the last rank's buffer, sees the
+// other signature too: it writes nothing there and returns the same error.
 TEST_P(WithinNode, ARankThatDisagreesOnTheCountGetsAnError) {
   const int procs = world_size(), rank = world_rank();
   if (procs < 2) GTEST_SKIP() << "needs two ranks";
@@ -211,7 +215,8 @@ TEST_P(WithinNode, ARankThatDisagreesOnTheCountGetsAnError) {
   // (MPICH 4.0 for this class).
   const std::string printed =
       capture_stderr([&] { wrong = wrong_bytes(comm, level(), bytes, 0, 31, &rc); });
-  if (rank == procs - 1) {
+  const bool root_writes_to_it = GetParam() == "cma-split" && procs <= 9;
+  if (rank == procs - 1 || (rank == 0 && root_writes_to_it)) {
     int error_class = MPI_SUCCESS;
     MPI_Error_class(rc, &error_class);
     EXPECT_EQ(error_class, MPI_ERR_TRUNCATE);
@@ -228,12 +233,17 @@ TEST_P(WithinNode, ARankThatDisagreesOnTheCountGetsAnError) {
   MPI_Comm_free(&comm);
 }
 
-INSTANTIATE_TEST_SUITE_P(Levels, WithinNode, ::testing::Values("shm", "cma"),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Levels, WithinNode, ::testing::Values("shm", "cma", "cma-split"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
-// A rank that may not read the others' memory (LEANCAST_TEST_DENY_CMA=1 fails its test read
-// as a ptrace policy would) while the communicator's window is made: every rank runs cma as
-// shm from then on, and every broadcast delivers. A window made without the denial runs cma.
+// A rank that may not read or write the others' memory (LEANCAST_TEST_DENY_CMA=1 fails its
+// test as a ptrace policy would) while the communicator's window is made: every rank runs
+// cma and cma-split as shm from then on, and every broadcast delivers. A window made
+// without the denial runs them.
 TEST(Cma, ADeniedRankMakesEveryRankFallBackTogether) {
   const int procs = world_size(), rank = world_rank();
   if (procs < 2) GTEST_SKIP() << "needs two ranks";
@@ -241,15 +251,17 @@ TEST(Cma, ADeniedRankMakesEveryRankFallBackTogether) {
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   if (rank == procs / 2) setenv("LEANCAST_TEST_DENY_CMA", "1", 1);
-  for (int i = 0; i < 5; ++i) {
-    EXPECT_EQ(wrong_bytes(comm, "cma", 1000 + 70000 * i, i % procs, 900 + i), 0u) << i;
+  for (int i = 0; i < 6; ++i) {
+    const char* name = i % 2 == 0 ? "cma" : "cma-split";
+    EXPECT_EQ(wrong_bytes(comm, name, 1000 + 70000 * i, i % procs, 900 + i), 0u) << name << i;
   }
   unsetenv("LEANCAST_TEST_DENY_CMA");
-  EXPECT_EQ(detail::cma_runs_as_shm(), before + 5) << "rank " << rank;
+  EXPECT_EQ(detail::cma_runs_as_shm(), before + 6) << "rank " << rank;
   MPI_Comm_free(&comm);
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   EXPECT_EQ(wrong_bytes(comm, "cma", 300000, procs - 1, 950), 0u);
-  EXPECT_EQ(detail::cma_runs_as_shm(), before + 5) << "rank " << rank;
+  EXPECT_EQ(wrong_bytes(comm, "cma-split", 300001, 0, 951), 0u);
+  EXPECT_EQ(detail::cma_runs_as_shm(), before + 6) << "rank " << rank;
   MPI_Comm_free(&comm);
 }
 

@@ -56,7 +56,9 @@ TEST_F(ShortWay, OnlyARepeatedDeferralTakesIt) {
   EXPECT_FALSE(passes_at_once(call(0), nullptr)) << "another named algorithm (none)";
   EXPECT_FALSE(passes_at_once(call(0, 15), &mpi)) << "another count";
   EXPECT_FALSE(passes_at_once({MPI_IN_PLACE, 16, MPI_INT, 0, comm_}, &mpi)) << "MPI_IN_PLACE";
-  if (world_size() > 1) EXPECT_FALSE(passes_at_once(call(1), &mpi)) << "another root";
+  if (world_size() > 1) {
+    EXPECT_FALSE(passes_at_once(call(1), &mpi)) << "another root";
+  }
   for (int seed = 100; seed < 150; ++seed) {
     ASSERT_EQ(broadcast(0, seed, mpi), 0) << "a repeat on the short way, seed " << seed;
   }

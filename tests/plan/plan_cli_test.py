@@ -102,7 +102,7 @@ class PlanCli(unittest.TestCase):
         self.assertEqual(len(names) + len(report["not_modelled"]), len(listed) - 2)
         rows = json.loads(run("--json", "--list-algorithms").stdout)
         within = [r["name"] for r in rows if r.get("shared_memory")]
-        self.assertEqual(sorted(within), ["cma", "shm"])
+        self.assertEqual(sorted(within), ["cma", "cma-split", "shm"])
         self.assertEqual([n.split(":")[0] for n in report["not_modelled"]], within)
         self.assertIn("pipeline-chain:64K", names)
         self.assertIn("circulant", names)

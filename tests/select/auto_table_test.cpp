@@ -46,7 +46,9 @@ TEST(AutoTable, SharedMemoryOnlyWhereEveryRankSharesTheNode) {
     }
   }
   // The Open MPI build's table has such rules (real16-openmpi); others may not.
-  if (built_for_library() == "openmpi") EXPECT_GT(checked, 0);
+  if (built_for_library() == "openmpi") {
+    EXPECT_GT(checked, 0);
+  }
 }
 
 // No measurement starts at 0 bytes (the smallest sizes measured are 64 B, 1 KiB and 1000 B),

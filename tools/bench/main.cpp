@@ -68,7 +68,7 @@ int run_bench(const Options& options, int rank, int procs) {
   if (!open_outputs(options, rank, json, csv)) return 2;
   std::shared_ptr<const leancast::NodeMap> nodes;
   leancast::node_map(MPI_COMM_WORLD, nodes);
-  BenchRun run{options, procs, nodes, describe_environment(MPI_COMM_WORLD), {}, 0, {}};
+  BenchRun run{options, procs, nodes, describe_environment(MPI_COMM_WORLD), {}, 0, {}, {}};
   run.memory = probe_memory(MPI_COMM_WORLD, options.memory_bound, options.cache_bytes);
   const std::size_t algorithms = options.algorithms.size(), sizes = options.sizes.size();
   std::vector<Broadcaster> broadcasters;

@@ -62,7 +62,8 @@ void say_cma_falls_back(const std::string& why) {
   cma_as_shm.fetch_add(1);
   static std::atomic<bool> said{false};
   if (!process_settings().verbose || said.exchange(true)) return;
-  rank0_print("cma: " + why + "; cma broadcasts run as shm (copy in, copy out) on every rank");
+  rank0_print("cma: " + why +
+              "; cma and cma-split broadcasts run as shm (copy in, copy out) on every rank");
 }
 
 }  // namespace
@@ -223,8 +224,8 @@ bool BroadcastRun::window_ready(bool wait) {
     }
   }
   if (rc == MPI_SUCCESS) {
-    if (within_level(plan_->decision.algorithm).algorithm == Algorithm::cma &&
-        !window_->cross_allowed()) {
+    if (const Algorithm within = within_level(plan_->decision.algorithm).algorithm;
+        (within == Algorithm::cma || within == Algorithm::cma_split) && !window_->cross_allowed()) {
       copy_in_copy_out();
     }
     record_bcast(plan_->decision, state.size(), plan_->info.bytes, state.nodes());
@@ -255,7 +256,7 @@ bool BroadcastRun::window_ready(bool wait) {
 }
 
 // Every rank's window says the same (WindowSetup agrees on it), so every rank replaces cma
-// by shm at this broadcast: the schedules still match.
+// (or cma-split) by shm at this broadcast: the schedules still match.
 void BroadcastRun::copy_in_copy_out() {
   say_cma_falls_back(window_->cross_denied());
   BroadcastPlan& replaced = replaced_.emplace(*plan_);

@@ -156,7 +156,12 @@ class CrossProgress : public CopyRun {
   const Outcome& outcome() const override { return outcome_; }
 
  private:
+  bool written(const Operation& op) const;  // of a cross_memory_write phase (cma-split)
+  bool meet(const Operation& op, bool wait, bool& same);
   bool read(const Operation& op, bool wait);
+  bool write(const Operation& op, bool wait);
+  bool wait_written(const Operation& op, bool wait);
+  void received_from(const Operation& op);
   void publish_held(std::uint64_t end);
   void fail(int code, std::string message);
 

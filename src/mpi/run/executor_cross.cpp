@@ -13,6 +13,10 @@
 //    its "held": a source copies nothing.
 //  - Once its reads are over, a rank says it is done, and before it returns it waits until
 //    every rank that reads from it is done: its buffer must stay as it is until then.
+//  - cma-split's writes (operations of a cross_memory_write phase): the source waits for its
+//    reader's line to describe this broadcast, checks its signature, writes the bytes
+//    straight into the reader's buffer and then says how far it has written, in the
+//    reader's line; the reader waits for that, then holds the bytes as after a read.
 // Waiting calls into the MPI library as shm's does (guest_wait.hpp); a nonblocking broadcast
 // never waits, it goes on from the same operation at its next step.
 // Errors: a source with another signature (ranks that disagree on the root, count or
@@ -38,12 +42,14 @@ namespace {
 
 std::atomic_ref<std::uint64_t> atomic(std::uint64_t& word) { return std::atomic_ref<std::uint64_t>(word); }
 
-// Copies `length` bytes at `remote` in process `pid` to `local`: 0, or the errno.
-int read_from(long pid, std::byte* local, std::uint64_t remote, std::uint64_t length) {
+// Copies `length` bytes between `local` and `remote` in process `pid`, by `copy`
+// (process_vm_readv: remote to local; process_vm_writev: local to remote): 0, or the errno.
+template <class Copy>
+int copy_with(Copy copy, long pid, std::byte* local, std::uint64_t remote, std::uint64_t length) {
   while (length > 0) {
-    iovec to{local, length};
-    iovec from{reinterpret_cast<void*>(remote), length};
-    const ssize_t got = process_vm_readv(static_cast<pid_t>(pid), &to, 1, &from, 1, 0);
+    iovec here{local, length};
+    iovec there{reinterpret_cast<void*>(remote), length};
+    const ssize_t got = copy(static_cast<pid_t>(pid), &here, 1, &there, 1, 0);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) return got < 0 ? errno : EIO;
     local += got;
@@ -60,13 +66,14 @@ CrossProgress::CrossProgress(const SharedRun& run) : run_(run) {
   generation_ = ++window.cross_broadcasts();
   for (const Operation& op : run.program->cross) {
     const int member = window.member_of(op.peer);
-    if (op.direction == Direction::send &&
+    if (op.direction == Direction::send && !written(op) &&
         std::find(readers_.begin(), readers_.end(), member) == readers_.end()) {
       readers_.push_back(member);
     }
   }
   CrossLine& line = window.cross(window.member());
   atomic(line.held).store(0, std::memory_order_relaxed);
+  atomic(line.written).store(0, std::memory_order_relaxed);
   line.address = reinterpret_cast<std::uintptr_t>(run.buffer->data());
   line.signature = static_cast<std::uint64_t>(run.program->signature);
   line.flagged = run.flagged ? 1 : 0;
@@ -91,13 +98,16 @@ bool CrossProgress::advance(bool wait) {
   for (; next_ < ops.size(); ++next_) {
     const Operation& op = ops[next_];
     if (op.direction == Direction::recv) {
-      if (!read(op, wait)) return false;
+      if (!(written(op) ? wait_written(op, wait) : read(op, wait))) return false;
       continue;
     }
-    if (int rc = run_.buffer->prepare(op.bytes); rc != MPI_SUCCESS) {
-      fail(rc, "leancast: cma: packing the root's buffer failed");
+    if (op.bytes.offset + op.bytes.length > held_) {
+      if (int rc = run_.buffer->prepare(op.bytes); rc != MPI_SUCCESS) {
+        fail(rc, "leancast: cma: packing the root's buffer failed");
+      }
+      publish_held(op.bytes.offset + op.bytes.length);
     }
-    publish_held(op.bytes.offset + op.bytes.length);
+    if (written(op) && !write(op, wait)) return false;
   }
   if (next_ == ops.size()) {
     atomic(window.cross(window.member()).done).store(generation_, std::memory_order_release);
@@ -112,39 +122,102 @@ bool CrossProgress::advance(bool wait) {
   return true;
 }
 
-bool CrossProgress::read(const Operation& op, bool wait) {
-  SharedWindow& window = *run_.window;
-  const int source = window.member_of(op.peer);
-  CrossLine& line = window.cross(source);
+bool CrossProgress::written(const Operation& op) const {
+  return run_.program->media[op.phase] == Medium::cross_memory_write;
+}
+
+// Waits until the line of `op`'s peer describes this broadcast; then whether it is the same
+// broadcast as this rank's (else this rank's error, naming the bytes it was to move).
+bool CrossProgress::meet(const Operation& op, bool wait, bool& same) {
+  CrossLine& line = run_.window->cross(run_.window->member_of(op.peer));
   auto generation = atomic(line.generation);
   if (!when_ready(wait, [&] { return generation.load(std::memory_order_acquire) >= generation_; })) {
     return false;
   }
-  const std::uint64_t end = op.bytes.offset + op.bytes.length;
-  if (line.signature != static_cast<std::uint64_t>(run_.program->signature)) {
+  same = line.signature == static_cast<std::uint64_t>(run_.program->signature);
+  if (!same) {
     fail(MPI_ERR_TRUNCATE,
-         fmt::format("leancast: rank {}: cma: expected bytes [{}, {}) of its broadcast from rank {}, "
-                     "which takes part in another broadcast: the ranks disagree on the root, "
-                     "count or algorithm",
-                     run_.rank, op.bytes.offset, end, op.peer));
-    publish_held(end);
-    return true;
+         fmt::format("leancast: rank {}: cma: expected to {} bytes [{}, {}) of its broadcast {} "
+                     "rank {}, which takes part in another broadcast: the ranks disagree on the "
+                     "root, count or algorithm",
+                     run_.rank, op.direction == Direction::send ? "write" : "receive",
+                     op.bytes.offset, op.bytes.offset + op.bytes.length,
+                     op.direction == Direction::send ? "into" : "from", op.peer));
   }
-  auto held = atomic(line.held);
-  if (!when_ready(wait, [&] { return held.load(std::memory_order_acquire) >= end; })) return false;
-  if (line.flagged) {
+  return true;
+}
+
+// The source's side of a write: into the reader's buffer, then how far, in the reader's
+// line. A reader of another broadcast is not written into (nor its line).
+bool CrossProgress::write(const Operation& op, bool wait) {
+  bool same = false;
+  if (!meet(op, wait, same)) return false;
+  if (!same) return true;
+  const int reader = run_.window->member_of(op.peer);
+  CrossLine& line = run_.window->cross(reader);
+  const std::uint64_t end = op.bytes.offset + op.bytes.length;
+  if (int failed = copy_with(process_vm_writev, run_.window->pid_of(reader),
+                             run_.buffer->data() + op.bytes.offset, line.address + op.bytes.offset,
+                             op.bytes.length);
+      failed != 0) {
+    fail(MPI_ERR_OTHER, fmt::format("leancast: rank {}: cma-split: writing bytes [{}, {}) into "
+                                    "rank {}'s buffer failed: {}",
+                                    run_.rank, op.bytes.offset, end, op.peer, std::strerror(failed)));
+  }
+  // The reader learns of a failure from this rank's flag, set before this store releases.
+  if (outcome_.code != MPI_SUCCESS) run_.window->cross(run_.window->member()).flagged = 1;
+  atomic(line.written).store(end, std::memory_order_release);
+  return true;
+}
+
+// The reader's side of a write: waits until its source says it has written the bytes.
+bool CrossProgress::wait_written(const Operation& op, bool wait) {
+  bool same = false;
+  if (!meet(op, wait, same)) return false;
+  const std::uint64_t end = op.bytes.offset + op.bytes.length;
+  if (same) {
+    auto written_up_to = atomic(run_.window->cross(run_.window->member()).written);
+    if (!when_ready(wait, [&] { return written_up_to.load(std::memory_order_acquire) >= end; })) {
+      return false;
+    }
+    received_from(op);
+  }
+  publish_held(end);
+  return true;
+}
+
+// After the bytes of `op` arrived in this rank's buffer: an error its source saw, else unpacked.
+void CrossProgress::received_from(const Operation& op) {
+  if (run_.window->cross(run_.window->member_of(op.peer)).flagged) {
     fail(MPI_ERR_OTHER, fmt::format("leancast: rank {}: cma: the data comes from rank {}, which saw "
                                     "an error earlier in this broadcast",
                                     run_.rank, op.peer));
+  } else if (int rc = run_.buffer->received(op.bytes); rc != MPI_SUCCESS) {
+    fail(rc, "leancast: cma: unpacking into the receive buffer failed");
   }
-  if (int failed = read_from(window.pid_of(source), run_.buffer->data() + op.bytes.offset,
-                             line.address + op.bytes.offset, op.bytes.length);
+}
+
+bool CrossProgress::read(const Operation& op, bool wait) {
+  bool same = false;
+  if (!meet(op, wait, same)) return false;
+  const std::uint64_t end = op.bytes.offset + op.bytes.length;
+  if (!same) {
+    publish_held(end);
+    return true;
+  }
+  const int source = run_.window->member_of(op.peer);
+  CrossLine& line = run_.window->cross(source);
+  auto held = atomic(line.held);
+  if (!when_ready(wait, [&] { return held.load(std::memory_order_acquire) >= end; })) return false;
+  if (int failed = copy_with(process_vm_readv, run_.window->pid_of(source),
+                             run_.buffer->data() + op.bytes.offset, line.address + op.bytes.offset,
+                             op.bytes.length);
       failed != 0) {
     fail(MPI_ERR_OTHER, fmt::format("leancast: rank {}: cma: reading bytes [{}, {}) of rank {}'s "
                                     "buffer failed: {}",
                                     run_.rank, op.bytes.offset, end, op.peer, std::strerror(failed)));
-  } else if (int rc = run_.buffer->received(op.bytes); rc != MPI_SUCCESS) {
-    fail(rc, "leancast: cma: unpacking into the receive buffer failed");
+  } else {
+    received_from(op);
   }
   publish_held(end);
   return true;

@@ -5,11 +5,12 @@
 namespace leancast::detail {
 
 Program::Program(const RankSchedule& schedule, int signature_) : signature(signature_) {
+  for (const Phase& phase : schedule.phases) media.push_back(phase.medium);
   for (Operation& op : expand(schedule)) {
     const Medium medium = schedule.phases[op.phase].medium;
     if (medium == Medium::messages) {
       operations.push_back(op);
-    } else if (medium == Medium::cross_memory) {
+    } else if (medium == Medium::cross_memory || medium == Medium::cross_memory_write) {
       cross.push_back(op);
     } else if (op.direction == Direction::recv || shared.empty() || op.peer == shared.front().peer) {
       shared.push_back(op);

@@ -25,8 +25,11 @@ struct Program {
   std::vector<Operation> shared;
   std::uint64_t largest_shared = 0;  // bytes of the largest of them: the slot they need
   // Through cross memory (executor_cross.cpp), by round, every one: a receive is a read
-  // from its peer's buffer, a send names a reader that this rank waits for at the end.
+  // from its peer's buffer, a send names a reader that this rank waits for at the end; in
+  // a phase of medium cross_memory_write, a send is a write into the peer's buffer and a
+  // receive waits for it.
   std::vector<Operation> cross;
+  std::vector<Medium> media;  // each phase's
   int signature = 0;  // broadcast_signature of the broadcast (broadcast_tag.hpp)
 };
 

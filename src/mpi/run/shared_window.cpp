@@ -43,6 +43,8 @@ int map(int fd, std::uint64_t bytes, SharedMapping& out) {
 // The word another member reads to learn whether it may read this process's memory.
 constexpr std::uint64_t kProbeValue = 0x6c65616e63617374;  // "leancast"
 const volatile std::uint64_t probe_word = kProbeValue;
+// The word another member writes (the value it read) to learn whether it may write here.
+volatile std::uint64_t probe_sink = 0;
 
 }  // namespace
 
@@ -115,6 +117,7 @@ WindowSetup::WindowSetup(MPI_Comm comm, int rank, SharedWindow& window, std::uin
   mine_.rank = rank;
   mine_.pid = static_cast<std::int64_t>(getpid());
   mine_.probe = reinterpret_cast<std::uintptr_t>(&probe_word);
+  mine_.sink = reinterpret_cast<std::uintptr_t>(&probe_sink);
   mine_.bytes = static_cast<std::int64_t>(SharedWindow::bytes_for(window.members(), slot_bytes));
   if (window.member() == 0) create();
   if (int rc = PMPI_Iallgather(&mine_, sizeof mine_, MPI_BYTE, all_.data(), sizeof mine_, MPI_BYTE,
@@ -199,7 +202,8 @@ bool WindowSetup::step() {
 }
 
 // Reads the probe word of another member of the group (the first, or for the first the
-// second) by cross-memory attach: 0 if that worked, else the errno that says why not.
+// second) by cross-memory attach and writes it into that member's sink word: 0 if both
+// worked, else the errno that says why not.
 // LEANCAST_TEST_DENY_CMA=1 makes this rank's read fail as a ptrace policy would (EPERM),
 // for the tests of the fallback.
 int WindowSetup::probe_cross() const {
@@ -213,7 +217,11 @@ int WindowSetup::probe_cross() const {
   iovec remote{reinterpret_cast<void*>(other.probe), sizeof value};
   const ssize_t got = process_vm_readv(static_cast<pid_t>(other.pid), &local, 1, &remote, 1, 0);
   if (got != static_cast<ssize_t>(sizeof value)) return got < 0 ? errno : EIO;
-  return value == kProbeValue ? 0 : EIO;
+  if (value != kProbeValue) return EIO;
+  iovec sink{reinterpret_cast<void*>(other.sink), sizeof value};
+  const ssize_t put = process_vm_writev(static_cast<pid_t>(other.pid), &local, 1, &sink, 1, 0);
+  if (put != static_cast<ssize_t>(sizeof value)) return put < 0 ? errno : EIO;
+  return 0;
 }
 
 void WindowSetup::finish() {
@@ -227,7 +235,8 @@ void WindowSetup::finish() {
     }
     std::string denied;
     if (everywhere_[1] != INT_MAX) {
-      denied = fmt::format("rank {} may not read another rank's memory (process_vm_readv: {})",
+      denied = fmt::format("rank {} may not read or write another rank's memory "
+                           "(process_vm_readv/writev: {})",
                            everywhere_[1] / 256, std::strerror(everywhere_[1] % 256));
     }
     window_.install(std::move(mapped_), slot_bytes_, std::move(pids), std::move(denied));

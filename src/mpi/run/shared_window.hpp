@@ -30,8 +30,9 @@
 //
 // Cross-memory attach (cma) reads another member's memory with process_vm_readv, which the
 // kernel allows only where this process may ptrace that one (same user, and the Yama or
-// container policy permitting). Making a window tests it: each member reads a word of
-// another's, and the members of every group agree, with the mapping, on whether all could;
+// container policy permitting); cma-split's sources write with process_vm_writev, which the
+// same rule governs. Making a window tests both: each member reads a word of another's and
+// writes one, and the members of every group agree, with the mapping, on whether all could;
 // where one could not, cma broadcasts run as shm on every rank together (cross_allowed()).
 #pragma once
 
@@ -64,7 +65,8 @@ struct alignas(64) MemberLine {
   std::uint64_t consumed = 0;  // atomic
 };
 
-// A member's part in the cma broadcasts; only the member writes its line.
+// A member's part in the cma broadcasts; only the member writes its first line, only its
+// source the second.
 struct alignas(64) CrossLine {
   std::uint64_t generation = 0;  // atomic: the broadcast the line describes (1, 2, ...)
   std::uint64_t held = 0;        // atomic: the member holds the message's bytes [0, held)
@@ -72,6 +74,9 @@ struct alignas(64) CrossLine {
   std::uint64_t address = 0;     // where those bytes are, in the member's address space
   std::uint64_t signature = 0;   // broadcast_signature of the member's broadcast
   std::uint64_t flagged = 0;     // the member saw an error: what it holds may be wrong
+  // atomic, cma-split: its source has written into its buffer every part that ends at or
+  // before this byte (the member sets 0 before it publishes its generation).
+  alignas(64) std::uint64_t written = 0;
 };
 
 // A mapping of one window's memory.
@@ -190,6 +195,7 @@ class WindowSetup {
     std::int64_t bytes;
     std::int64_t pid;
     std::uint64_t probe;  // address of a word the others read to test cross-memory attach
+    std::uint64_t sink;   // and of one they write (cma-split's sources write)
   };
 
  private:
