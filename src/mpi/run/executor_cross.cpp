@@ -134,7 +134,11 @@ bool CrossProgress::meet(const Operation& op, bool wait, bool& same) {
   if (!when_ready(wait, [&] { return generation.load(std::memory_order_acquire) >= generation_; })) {
     return false;
   }
-  same = line.signature == static_cast<std::uint64_t>(run_.program->signature);
+  // A peer's line past this broadcast is a peer that moved on after an error (a source
+  // waits for its readers, so no correct one is ahead): not this broadcast either, and a
+  // source must not write into a buffer of the reader's next broadcast.
+  same = generation.load(std::memory_order_acquire) == generation_ &&
+         line.signature == static_cast<std::uint64_t>(run_.program->signature);
   if (!same) {
     fail(MPI_ERR_TRUNCATE,
          fmt::format("leancast: rank {}: cma: expected to {} bytes [{}, {}) of its broadcast {} "
