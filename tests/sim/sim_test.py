@@ -49,33 +49,43 @@ import sys
 import tempfile
 import types
 
-# The within-node levels: copies through one node's memory, which SMPI does not simulate.
-WITHIN_NODE = {"shm", "cma"}
 # Some algorithms with a parameter; every_algorithm() adds every name of the registry.
 WITH_PARAMETERS = ["pipeline-chain:8K", "knomial:3", "circulant:9",
                    "node-aware:pipeline-chain:8K/binomial",
                    "node-aware:circulant/scatter-ring-tuned"]
 
 
-def every_algorithm(sim):
-    """Every name in leancast's registry (auto and SMPI's own MPI_Bcast, mpi, too), as
-    leancast-plan beside leancast-sim lists them, and WITH_PARAMETERS."""
+def registry(sim):
+    """leancast's registry as leancast-plan beside leancast-sim lists it (JSON rows)."""
     plan = os.path.join(os.path.dirname(os.path.abspath(sim)), "leancast-plan")
-    listed = subprocess.run([plan, "--list-algorithms"], capture_output=True, text=True,
-                            check=True, timeout=60)
-    # shm and cma (the within-node levels) are not simulated: check_shm tests that it says so.
-    return [a for a in listed.stdout.split() if a not in WITHIN_NODE] + WITH_PARAMETERS
+    listed = subprocess.run([plan, "--json", "--list-algorithms"], capture_output=True,
+                            text=True, check=True, timeout=60)
+    return json.loads(listed.stdout)
+
+
+def within_node(sim):
+    """The within-node levels (shm, cma, ...): copies through one node's memory, which SMPI
+    does not simulate."""
+    return sorted(row["name"] for row in registry(sim) if row.get("shared_memory"))
+
+
+def every_algorithm(sim):
+    """Every name in leancast's registry (auto and SMPI's own MPI_Bcast, mpi, too) but the
+    within-node levels, which check_shm tests are refused, and WITH_PARAMETERS."""
+    levels = within_node(sim)
+    return [row["name"] for row in registry(sim) if row["name"] not in levels] + WITH_PARAMETERS
 
 
 def check_shm(sim, bcast_check):
-    """shm and cma are not simulated (SMPI would neither time their copies nor switch to the
-    rank a waiting rank spins for): each, named, is refused with a message naming the cause,
-    and auto, were its table to choose one, would fall back to SMPI's MPI_Bcast."""
-    for level in sorted(WITHIN_NODE):
+    """The within-node levels are not simulated (SMPI would neither time their copies nor
+    switch to the rank a waiting rank spins for): each, named, is refused with a message
+    naming the cause, and auto, were its table to choose one, would fall back to SMPI's
+    MPI_Bcast."""
+    for level in within_node(sim):
         done = subprocess.run([sim, "--platform", "hornet", "--procs", "4", "--node-hosts",
                                "--run", bcast_check, "1000", level],
                               capture_output=True, text=True, timeout=300)
-        expected = "shm, cma: not under SMPI"
+        expected = "shm, cma, cma-split: not under SMPI"
         if done.returncode == 0 or expected not in done.stdout + done.stderr:
             sys.exit(f"FAILED: {level} under SMPI: expected an error with '{expected}':\n"
                      f"{done.stdout}{done.stderr}")

@@ -90,12 +90,12 @@ int PrivateComm::shared_window(bool per_node, std::uint64_t slot_bytes, SharedWi
     if ((out = current_window(per_node, slot_bytes)) != nullptr) return MPI_SUCCESS;
 #ifdef LEANCAST_SMPI
     // SMPI neither prices the copies (simulated time would leave them out) nor switches
-    // between simulated ranks while one spins on a flag, so shm and cma are not simulated.
+    // between simulated ranks while one spins on a flag, so shm and cma(-split) are not simulated.
     shared.error = MPI_ERR_UNSUPPORTED_OPERATION;
     shared.why = why =
-        "shm, cma: not under SMPI, which would neither time their copies nor let a rank that "
-        "waits on shared memory hand the turn to the rank it waits for; they work within one "
-        "node of a real machine";
+        "shm, cma, cma-split: not under SMPI, which would neither time their copies nor let a "
+        "rank that waits on shared memory hand the turn to the rank it waits for; they work "
+        "within one node of a real machine";
     return shared.error;
 #endif
     if (!shared.window) {
