@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -161,6 +162,7 @@ class CrossProgress : public CopyRun {
   bool read(const Operation& op, bool wait);
   bool write(const Operation& op, bool wait);
   bool wait_written(const Operation& op, bool wait);
+  bool copied(int failed, const Operation& op, std::string_view doing);
   void received_from(const Operation& op);
   void publish_held(std::uint64_t end);
   void fail(int code, std::string message);

@@ -42,11 +42,14 @@ namespace {
 
 std::atomic_ref<std::uint64_t> atomic(std::uint64_t& word) { return std::atomic_ref<std::uint64_t>(word); }
 
-// Copies `length` bytes between `local` and `remote` in process `pid`, by `copy`
-// (process_vm_readv: remote to local; process_vm_writev: local to remote): 0, or the errno.
+// Copies `bytes` of the message between this process's buffer at `local` and that of process
+// `pid` at `remote`, by `copy` (process_vm_readv: theirs to ours; process_vm_writev: ours to
+// theirs): 0, or the errno.
 template <class Copy>
-int copy_with(Copy copy, long pid, std::byte* local, std::uint64_t remote, std::uint64_t length) {
-  while (length > 0) {
+int copy_with(Copy copy, long pid, std::byte* local, std::uint64_t remote, ByteRange bytes) {
+  local += bytes.offset;
+  remote += bytes.offset;
+  for (std::uint64_t length = bytes.length; length > 0;) {
     iovec here{local, length};
     iovec there{reinterpret_cast<void*>(remote), length};
     const ssize_t got = copy(static_cast<pid_t>(pid), &here, 1, &there, 1, 0);
@@ -160,14 +163,9 @@ bool CrossProgress::write(const Operation& op, bool wait) {
   const int reader = run_.window->member_of(op.peer);
   CrossLine& line = run_.window->cross(reader);
   const std::uint64_t end = op.bytes.offset + op.bytes.length;
-  if (int failed = copy_with(process_vm_writev, run_.window->pid_of(reader),
-                             run_.buffer->data() + op.bytes.offset, line.address + op.bytes.offset,
-                             op.bytes.length);
-      failed != 0) {
-    fail(MPI_ERR_OTHER, fmt::format("leancast: rank {}: cma-split: writing bytes [{}, {}) into "
-                                    "rank {}'s buffer failed: {}",
-                                    run_.rank, op.bytes.offset, end, op.peer, std::strerror(failed)));
-  }
+  copied(copy_with(process_vm_writev, run_.window->pid_of(reader), run_.buffer->data(),
+                   line.address, op.bytes),
+         op, "cma-split: writing bytes [{}, {}) into");
   // The reader learns of a failure from this rank's flag, set before this store releases.
   if (outcome_.code != MPI_SUCCESS) run_.window->cross(run_.window->member()).flagged = 1;
   atomic(line.written).store(end, std::memory_order_release);
@@ -188,6 +186,17 @@ bool CrossProgress::wait_written(const Operation& op, bool wait) {
   }
   publish_held(end);
   return true;
+}
+
+// Whether a copy of `op`'s bytes with its peer worked (`failed`: 0 or the errno); else this
+// rank's error, saying what it was `doing` ("... bytes [{}, {}) of").
+bool CrossProgress::copied(int failed, const Operation& op, std::string_view doing) {
+  if (failed == 0) return true;
+  const std::uint64_t end = op.bytes.offset + op.bytes.length;
+  fail(MPI_ERR_OTHER, fmt::format("leancast: rank {}: {} rank {}'s buffer failed: {}", run_.rank,
+                                  fmt::format(fmt::runtime(doing), op.bytes.offset, end), op.peer,
+                                  std::strerror(failed)));
+  return false;
 }
 
 // After the bytes of `op` arrived in this rank's buffer: an error its source saw, else unpacked.
@@ -213,14 +222,9 @@ bool CrossProgress::read(const Operation& op, bool wait) {
   CrossLine& line = run_.window->cross(source);
   auto held = atomic(line.held);
   if (!when_ready(wait, [&] { return held.load(std::memory_order_acquire) >= end; })) return false;
-  if (int failed = copy_with(process_vm_readv, run_.window->pid_of(source),
-                             run_.buffer->data() + op.bytes.offset, line.address + op.bytes.offset,
-                             op.bytes.length);
-      failed != 0) {
-    fail(MPI_ERR_OTHER, fmt::format("leancast: rank {}: cma: reading bytes [{}, {}) of rank {}'s "
-                                    "buffer failed: {}",
-                                    run_.rank, op.bytes.offset, end, op.peer, std::strerror(failed)));
-  } else {
+  if (copied(copy_with(process_vm_readv, run_.window->pid_of(source), run_.buffer->data(),
+                       line.address, op.bytes),
+             op, "cma: reading bytes [{}, {}) of")) {
     received_from(op);
   }
   publish_held(end);
