@@ -63,17 +63,18 @@ def registry(sim):
     return json.loads(listed.stdout)
 
 
-def within_node(sim):
-    """The within-node levels (shm, cma, ...): copies through one node's memory, which SMPI
-    does not simulate."""
-    return sorted(row["name"] for row in registry(sim) if row.get("shared_memory"))
+def within_node(rows):
+    """The within-node levels among registry rows (shm, cma, ...): copies through one node's
+    memory, which SMPI does not simulate."""
+    return sorted(row["name"] for row in rows if row.get("shared_memory"))
 
 
 def every_algorithm(sim):
     """Every name in leancast's registry (auto and SMPI's own MPI_Bcast, mpi, too) but the
     within-node levels, which check_shm tests are refused, and WITH_PARAMETERS."""
-    levels = within_node(sim)
-    return [row["name"] for row in registry(sim) if row["name"] not in levels] + WITH_PARAMETERS
+    rows = registry(sim)
+    levels = within_node(rows)
+    return [row["name"] for row in rows if row["name"] not in levels] + WITH_PARAMETERS
 
 
 def check_shm(sim, bcast_check):
@@ -81,7 +82,7 @@ def check_shm(sim, bcast_check):
     switch to the rank a waiting rank spins for): each, named, is refused with a message
     naming the cause, and auto, were its table to choose one, would fall back to SMPI's
     MPI_Bcast."""
-    for level in within_node(sim):
+    for level in within_node(registry(sim)):
         done = subprocess.run([sim, "--platform", "hornet", "--procs", "4", "--node-hosts",
                                "--run", bcast_check, "1000", level],
                               capture_output=True, text=True, timeout=300)

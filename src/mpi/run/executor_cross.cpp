@@ -104,12 +104,10 @@ bool CrossProgress::advance(bool wait) {
       if (!(written(op) ? wait_written(op, wait) : read(op, wait))) return false;
       continue;
     }
-    if (op.bytes.offset + op.bytes.length > held_) {
-      if (int rc = run_.buffer->prepare(op.bytes); rc != MPI_SUCCESS) {
-        fail(rc, "leancast: cma: packing the root's buffer failed");
-      }
-      publish_held(op.bytes.offset + op.bytes.length);
+    if (int rc = run_.buffer->prepare(op.bytes); rc != MPI_SUCCESS) {
+      fail(rc, "leancast: cma: packing the root's buffer failed");
     }
+    publish_held(op.bytes.offset + op.bytes.length);
     if (written(op) && !write(op, wait)) return false;
   }
   if (next_ == ops.size()) {
