@@ -5,8 +5,10 @@
 # han, sm and adapt components; MPICH's default and release_gather. P = 2, osu method for
 # every configuration and the paper method for the defaults; buffers rotated beyond the
 # last-level cache above 4 MiB (leancast-bench --rotate-above 4M), and the node's memory
-# bound beside each cell. Then P = 4 (Open MPI, oversubscribed here), where auto defers to the
-# library at 64 B and 1 KiB. Sizes below 64 KiB are timed 5000 times a cell, the others 20
+# bound beside each cell; then each library's default once more with the bench's buffers on
+# transparent huge pages (--huge-pages, 1-64 MiB: the kernel's single copy pins pages one by
+# one, so their size decides cma's speed) into huge-pages/. Then P = 4 (Open MPI,
+# oversubscribed here), where auto defers to the library at 64 B and 1 KiB. Sizes below 64 KiB are timed 5000 times a cell, the others 20
 # (--small-iterations): in a mean over 20 broadcasts of 64 B one preempted iteration weighs
 # as much as all the others (a0be6e0's Open MPI cell: 12.6 us in one iteration, a mean of
 # 1.6 us). Raw JSON to
@@ -27,14 +29,22 @@ mine=auto,shm:8K,shm:16K,shm:64K,cma,cma:1M,cma-split,cma-split:1M
 run() { echo "+ $*" >&2; "$@"; }
 # bench LAUNCHER... -- JSON ALGORITHMS [METHOD [SIZES]]   ($reps repetitions)
 reps=5
+extra=()  # more bench options
 bench() {
   local launcher=()
   while [[ "$1" != -- ]]; do launcher+=("$1"); shift; done
   shift
   run timeout 900 "${launcher[@]}" ./leancast-bench --algorithms "$2" --baseline mpi \
     --sizes "${4:-$sizes}" --method "${3:-osu}" --iterations 20 --small-iterations 5000 \
-    --reps "$reps" --rotate-above 4M \
+    --reps "$reps" --rotate-above 4M "${extra[@]}" \
     --quiet --json "$1"
+}
+# huge LAUNCHER... -- JSON: the default configuration, buffers on huge pages, 1-64 MiB.
+huge() {
+  mkdir -p "$out/huge-pages"
+  extra=(--huge-pages)
+  bench "$@" "mpi,$mine" osu 1M,4M,16M,64M
+  extra=()
 }
 
 if [[ "$what" == openmpi || "$what" == all ]]; then
@@ -58,6 +68,7 @@ if [[ "$what" == openmpi || "$what" == all ]]; then
     bench env "OMPI_MCA_coll_${component}_priority=100" "${launch[@]}" -- \
       "$out/openmpi-p2-$component.json" "mpi,$mine"
   done
+  huge "${launch[@]}" -- "$out/huge-pages/openmpi-p2-default.json"
 fi
 if [[ "$what" == openmpi || "$what" == all || "$what" == p4 ]]; then
   build_leancast openmpi
@@ -81,6 +92,7 @@ if [[ "$what" == mpich || "$what" == all ]]; then
   bench "${launch[@]}" -- "$out/mpich-p2-default-paper.json" "mpi,$mine" paper
   bench env MPIR_CVAR_BCAST_POSIX_INTRA_ALGORITHM=release_gather "${launch[@]}" -- \
     "$out/mpich-p2-release_gather.json" "mpi,$mine"
+  huge "${launch[@]}" -- "$out/huge-pages/mpich-p2-default.json"
 fi
 
 if [[ "$what" == modes ]]; then

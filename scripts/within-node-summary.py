@@ -6,8 +6,11 @@ of shm and cma in the default run), its time against the node's memory bound, an
 configuration of the library's own broadcast the ratio MPI_Bcast / leancast's best, both timed
 in the same run and repetition (median of the per-repetition ratios; > 1: leancast faster);
 then the smallest of those ratios (the library's fastest configuration), and auto against
-MPI_Bcast where the library runs coll sm (Open MPI) or by default. At P = 4: auto against
-MPI_Bcast. Usage: within-node-summary.py DIR"""
+MPI_Bcast where the library runs coll sm (Open MPI) or by default. time / kernel: where the
+best is cma or cma-split, its time over what the kernel's cross-memory copy allows (n over
+one core's rate for cma, whose reader copies alone; over all ranks' rate at once for
+cma-split, whose two ranks both copy at P = 2). The same for the huge-pages runs (huge-pages/),
+and at P = 4: auto against MPI_Bcast. Usage: within-node-summary.py DIR"""
 import glob
 import json
 import os
@@ -70,6 +73,15 @@ def configuration(name):
             "vader-cma-paper": "vader CMA (paper)", "sm": "coll sm"}.get(name, name)
 
 
+def kernel_bound(run, algorithm, size):
+    """What the kernel's cross-memory copy allows a cma or cma-split broadcast of SIZE at
+    P = 2 (the bench's probe: one core's rate, and all ranks' at once); None for others."""
+    name = algorithm.split(":")[0]
+    rate = {"cma": run.get("memory_cross_copy_one_core_bytes_per_second"),
+            "cma-split": run.get("memory_cross_copy_all_cores_bytes_per_second")}.get(name)
+    return size / rate if rate else None
+
+
 def stamp(run):
     """The library, the machine, the commit, the date, the cache and the copy rates of a run."""
     env = run["environment"]
@@ -79,6 +91,12 @@ def stamp(run):
             f"{run.get('memory_copy_one_core_bytes_per_second', 0) / 2**30:.1f} GiB/s, all "
             f"{run.get('memory_copy_ranks', '?')} ranks at once "
             f"{run.get('memory_copy_all_cores_bytes_per_second', 0) / 2**30:.1f} GiB/s"
+            + (f"; through cross-memory attach one core "
+               f"{run['memory_cross_copy_one_core_bytes_per_second'] / 2**30:.1f} GiB/s, all at "
+               f"once {run['memory_cross_copy_all_cores_bytes_per_second'] / 2**30:.1f} GiB/s"
+               if run.get("memory_cross_copy_all_cores_bytes_per_second") else "")
+            + (f"; pages: {'huge (--huge-pages)' if run['options'].get('huge_pages') else 'base'}, "
+               f"rank 0 {run.get('huge_page_bytes', 0) >> 20} MiB on huge pages")
             + (f"; a cache line's round trip between ranks 0 and 1 "
                f"{run['core_round_trip_seconds'] * 1e9:.0f} ns"
                if run.get("core_round_trip_seconds") else ""))
@@ -115,7 +133,7 @@ def table(title, default, runs, peer="coll sm"):
     default's)."""
     run, cells, bounds = default
     lines = [f"## {title}", "", stamp(run) + ".", ""]
-    header = ["bytes", "best", "µs", "rotated", "time / bound"]
+    header = ["bytes", "best", "µs", "rotated", "time / bound", "time / kernel"]
     header += [label for label, _ in runs] + ["fastest config", f"auto vs MPI_Bcast ({peer} or default)"]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     against = dict(runs).get(peer) or cells
@@ -123,8 +141,9 @@ def table(title, default, runs, peer="coll sm"):
         b = best(cells, size)
         bound, rotated = bounds[(b, size)]
         t = median_time(cells, b, size)
+        kernel = kernel_bound(run, b, size)
         row = [size_text(size), b, f"{t * 1e6:.1f}", "yes" if rotated else "no",
-               fmt(t / bound if bound else None)]
+               fmt(t / bound if bound else None), fmt(t / kernel if kernel else None)]
         ratios = []
         for _, peer_cells in runs:
             r = ratio(peer_cells, "mpi", best(peer_cells, size), size) if best(peer_cells, size) else None
@@ -149,6 +168,16 @@ def section(directory, library):
     return table(f"{library} P = 2", load(default), runs)
 
 
+def huge_pages(directory, library):
+    """The default configuration's run with the bench's buffers on huge pages."""
+    path = os.path.join(directory, "huge-pages", f"{library}-p2-default.json")
+    if not os.path.exists(path):
+        return []
+    default = load(path)
+    return table(f"{library} P = 2, buffers on huge pages (huge-pages/)", default,
+                 [("default", default[1])], peer="default")
+
+
 def deferral(directory, library, procs):
     path = os.path.join(directory, f"{library}-p{procs}-default.json")
     if not os.path.exists(path):
@@ -171,6 +200,8 @@ def main():
            "(P - 1) n / all cores' copy rate), measured by the bench at its start.", ""]
     for library in ("openmpi", "mpich"):
         out += section(directory, library)
+    for library in ("openmpi", "mpich"):
+        out += huge_pages(directory, library)
     out += deferral(directory, "openmpi", 4)
     out += modes(directory)
     print("\n".join(out))

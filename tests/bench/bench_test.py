@@ -141,7 +141,10 @@ class Bench(unittest.TestCase):
             self.assertEqual(cell["buffer_count"], 1)
         self.assertIs(self.data["options"]["memory_bound"], True)
         self.check_memory_bound(self.data)
-        self.assertRegex(self.result.stdout, r"memory: memcpy best of 5.* GiB/s")
+        self.assertRegex(self.result.stdout, r"memory: best of 5.*memcpy: one core .* GiB/s.*"
+                                             r"cross-memory attach.*all at once .* GiB/s")
+        self.assertGreaterEqual(self.data["memory_cross_copy_all_cores_bytes_per_second"], 0)
+        self.assertIs(self.data["options"]["huge_pages"], False)
         self.assertIn("bound us", self.result.stdout)
 
     def test_rotated_buffers_forced_on_with_the_memory_bound(self):
@@ -175,6 +178,29 @@ class Bench(unittest.TestCase):
         self.assertEqual((cells[4096]["buffers_rotated"], cells[4096]["buffer_count"]), (False, 1))
         self.assertEqual((cells[llc + 64]["buffers_rotated"], cells[llc + 64]["buffer_count"]),
                          (True, 2))
+
+    @once
+    def test_huge_pages_put_the_buffers_and_the_bound_s_copies_on_huge_pages(self):
+        """--huge-pages: the data still arrives whole, the run says so, and where the kernel
+        has transparent huge pages at all (not "never"), rank 0 holds some."""
+        path = os.path.join(self.dir, "huge.json")
+        result = bench("--algorithms", "scatter-ring,mpi", "--sizes", "100003", "--huge-pages",
+                       "--rotate-buffers", "on", "--iterations", "3", "--warmup", "1", "--reps", "1",
+                       "--check", *CACHE, "--json", path)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("pages: --huge-pages (madvise MADV_HUGEPAGE)", result.stdout)
+        with open(path) as f:
+            run = json.load(f)
+        self.assertIs(run["options"]["huge_pages"], True)
+        self.assertTrue(all(cell["data_ok"] for cell in run["results"]))
+        self.check_memory_bound(run)
+        try:
+            with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+                enabled = "[never]" not in f.read()
+        except OSError:
+            enabled = False
+        if enabled:
+            self.assertGreater(run["huge_page_bytes"], 0)
 
     @once
     def test_rotate_above_moves_auto_s_threshold(self):

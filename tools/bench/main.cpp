@@ -69,7 +69,8 @@ int run_bench(const Options& options, int rank, int procs) {
   std::shared_ptr<const leancast::NodeMap> nodes;
   leancast::node_map(MPI_COMM_WORLD, nodes);
   BenchRun run{options, procs, nodes, describe_environment(MPI_COMM_WORLD), {}, 0, {}, {}};
-  run.memory = probe_memory(MPI_COMM_WORLD, options.memory_bound, options.cache_bytes);
+  run.memory = probe_memory(MPI_COMM_WORLD, options.memory_bound, options.cache_bytes,
+                            options.huge_pages);
   const std::size_t algorithms = options.algorithms.size(), sizes = options.sizes.size();
   std::vector<Broadcaster> broadcasters;
   for (const std::string& name : options.algorithms) {
@@ -77,6 +78,8 @@ int run_bench(const Options& options, int rank, int procs) {
     for (std::uint64_t bytes : options.sizes) run.cells.push_back({name, bytes, 0, {}, {}});
   }
   CellRunner runner(options, MPI_COMM_WORLD, run.memory.llc_bytes);
+  run.memory.huge_page_bytes = huge_page_bytes();
+  MPI_Bcast(&run.memory.huge_page_bytes, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);  // rank 0's
   for (Cell& cell : run.cells) cell.buffers = runner.plan(cell.bytes);
   Progress progress(options.quiet, rank, static_cast<int>(run.cells.size()) * options.reps);
   const double start = MPI_Wtime();

@@ -27,21 +27,14 @@ void sleep_simulated(double seconds) {
 unsigned char pattern(int root, int salt, std::uint64_t i) {
   return static_cast<unsigned char>(i * 7 + (i >> 11) + root * 31 + salt * 13 + 1);
 }
-
-unsigned char* allocate_buffer(std::uint64_t bytes, bool shared) {
-#ifdef LEANCAST_SMPI
-  if (shared) return static_cast<unsigned char*>(SMPI_SHARED_MALLOC(bytes));
-#endif
-  (void)shared;
-  return new unsigned char[bytes]();
-}
 }  // namespace
 
-void CellRunner::Release::operator()(unsigned char* buffer) const {
+void CellRunner::ReleaseShared::operator()(unsigned char* buffer) const {
 #ifdef LEANCAST_SMPI
-  if (shared) return SMPI_SHARED_FREE(buffer);
+  SMPI_SHARED_FREE(buffer);
+#else
+  (void)buffer;
 #endif
-  delete[] buffer;
 }
 
 Broadcaster::Broadcaster(const std::string& name)
@@ -77,9 +70,18 @@ std::uint64_t arena_bytes(const Options& options, std::uint64_t llc_bytes) {
 CellRunner::CellRunner(const Options& options, MPI_Comm comm, std::uint64_t llc_bytes)
     : options_(options),
       comm_(comm),
-      llc_bytes_(llc_bytes),
-      buffer_(allocate_buffer(arena_bytes(options, llc_bytes), options.shared_buffer),
-              Release{options.shared_buffer}) {
+      llc_bytes_(llc_bytes) {
+  const std::uint64_t bytes = arena_bytes(options, llc_bytes);
+#ifdef LEANCAST_SMPI
+  if (options.shared_buffer) {
+    shared_.reset(static_cast<unsigned char*>(SMPI_SHARED_MALLOC(bytes)));
+    buffer_ = shared_.get();
+  }
+#endif
+  if (buffer_ == nullptr) {
+    pages_ = PageBuffer(bytes, options.huge_pages);
+    buffer_ = pages_.data();
+  }
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &procs_);
 }
@@ -94,8 +96,8 @@ int CellRunner::root_of(int iteration) const {
 
 // Every rank makes the same calls, so turn_ and the buffer it picks agree across ranks.
 unsigned char* CellRunner::next_buffer(const BufferPlan& plan) {
-  if (!plan.rotated) return buffer_.get();
-  return buffer_.get() + (turn_++ % plan.buffers) * plan.stride;
+  if (!plan.rotated) return buffer_;
+  return buffer_ + (turn_++ % plan.buffers) * plan.stride;
 }
 
 void CellRunner::prepare(unsigned char* buffer, int bytes, int root, int salt) {

@@ -11,6 +11,7 @@
 #include <leancast/algorithm.hpp>
 
 #include "options.hpp"
+#include "pages.hpp"
 
 namespace leancast::bench {
 
@@ -70,9 +71,8 @@ class CellRunner {
   CellTiming time_sync(const Broadcaster& bcast, const BufferPlan& buffers, int bytes, int salt);
   CellTiming per_iteration(const std::vector<double>& local, std::uint64_t wrong);
 
-  // Frees what allocate_buffer made: SMPI's shared allocation or an ordinary array.
-  struct Release {
-    bool shared = false;
+  // Frees SMPI's shared allocation (--shared-buffer).
+  struct ReleaseShared {
     void operator()(unsigned char* buffer) const;
   };
 
@@ -82,7 +82,9 @@ class CellRunner {
   int procs_ = 1;
   std::uint64_t llc_bytes_ = 0;
   std::uint64_t turn_ = 0;  // broadcasts so far: the next rotated buffer
-  std::unique_ptr<unsigned char[], Release> buffer_;
+  PageBuffer pages_;                                        // the ranks' own buffers
+  std::unique_ptr<unsigned char[], ReleaseShared> shared_;  // or, under SMPI, one for all
+  unsigned char* buffer_ = nullptr;                         // the one of the two in use
 };
 
 }  // namespace leancast::bench

@@ -1,5 +1,7 @@
 #include "memory.hpp"
 
+#include "pages.hpp"
+
 #include <sched.h>
 #include <sys/uio.h>
 
@@ -94,8 +96,9 @@ double timed_cross_copy(unsigned char* dst, const unsigned char* src, std::uint6
   return seconds;
 }
 
-// Rank 0 copies alone (memcpy, then cross-memory attach), the others wait in a barrier; then every rank copies at once and
-// each node sums its bytes over its slowest rank's time. Best of kCopyReps each.
+// Rank 0 copies alone (memcpy, then cross-memory attach), the others wait in a barrier; then
+// every rank copies at once (memcpy, then cross-memory attach) and each node sums its bytes
+// over its slowest rank's time. Best of kCopyReps each.
 void measure_copy_rates(MPI_Comm comm, MPI_Comm node, MemoryInfo& memory) {
   int rank = 0, node_size = 1;
   MPI_Comm_rank(comm, &rank);
@@ -105,35 +108,43 @@ void measure_copy_rates(MPI_Comm comm, MPI_Comm node, MemoryInfo& memory) {
   const std::uint64_t one = std::clamp<std::uint64_t>(4 * memory.llc_bytes, 64 * kMiB, 512 * kMiB);
   const std::uint64_t each = std::max<std::uint64_t>(one / node_size, 16 * kMiB);
   const std::uint64_t bytes = rank == 0 ? std::max(one, each) : each;
-  std::vector<unsigned char> src(bytes, 1), dst(bytes, 0);  // touched: no page faults timed
+  const PageBuffer src_pages(bytes, memory.huge_pages, 1), dst_pages(bytes, memory.huge_pages, 0);
+  unsigned char* src = src_pages.data();
+  unsigned char* dst = dst_pages.data();
 
   double one_core = std::numeric_limits<double>::infinity();
   double cross = std::numeric_limits<double>::infinity();
   for (int rep = 0; rep <= kCopyReps; ++rep) {
     MPI_Barrier(comm);
     if (rank == 0) {
-      const double seconds = timed_copy(dst.data(), src.data(), one);
-      const double cross_seconds = timed_cross_copy(dst.data(), src.data(), one);
+      const double seconds = timed_copy(dst, src, one);
+      const double cross_seconds = timed_cross_copy(dst, src, one);
       if (rep > 0) one_core = std::min(one_core, seconds);
       if (rep > 0) cross = std::min(cross, cross_seconds);
     }
     MPI_Barrier(comm);
   }
   double all_cores = std::numeric_limits<double>::infinity();
+  double all_cross = std::numeric_limits<double>::infinity();
   for (int rep = 0; rep <= kCopyReps; ++rep) {
+    double local[2] = {0, 0}, slowest[2] = {0, 0};
     MPI_Barrier(comm);
-    const double local = timed_copy(dst.data(), src.data(), each);
-    double slowest = 0;
-    MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, node);
-    if (rep > 0) all_cores = std::min(all_cores, slowest);
+    local[0] = timed_copy(dst, src, each);
+    MPI_Barrier(comm);
+    local[1] = timed_cross_copy(dst, src, each);
+    MPI_Allreduce(local, slowest, 2, MPI_DOUBLE, MPI_MAX, node);
+    if (rep > 0) all_cores = std::min(all_cores, slowest[0]);
+    if (rep > 0) all_cross = std::min(all_cross, slowest[1]);
   }
-  double rates[3] = {static_cast<double>(one) / one_core,
+  double rates[4] = {static_cast<double>(one) / one_core,
                      static_cast<double>(each) * node_size / all_cores,
-                     static_cast<double>(one) / cross};
-  MPI_Bcast(rates, 3, MPI_DOUBLE, 0, comm);  // rank 0's node
+                     static_cast<double>(one) / cross,
+                     static_cast<double>(each) * node_size / all_cross};
+  MPI_Bcast(rates, 4, MPI_DOUBLE, 0, comm);  // rank 0's node
   memory.one_core_bytes_per_second = rates[0];
   memory.all_cores_bytes_per_second = rates[1];
   memory.cross_memory_bytes_per_second = rates[2];
+  memory.cross_memory_all_bytes_per_second = rates[3];
   memory.one_core_copy_bytes = one;
   memory.all_cores_copy_bytes = each;
   MPI_Bcast(&memory.all_cores_copy_bytes, 1, MPI_UINT64_T, 0, comm);
@@ -195,11 +206,12 @@ void measure_round_trip(MPI_Comm comm, MPI_Comm node, MemoryInfo& memory) {
 
 }  // namespace
 
-MemoryInfo probe_memory(MPI_Comm comm, bool measure, std::uint64_t cache_bytes) {
+MemoryInfo probe_memory(MPI_Comm comm, bool measure, std::uint64_t cache_bytes, bool huge_pages) {
   int rank = 0, procs = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &procs);
   MemoryInfo memory;
+  memory.huge_pages = huge_pages;
   // Rank 0's cache size and where it came from (as an index into kSources) for every rank.
   static constexpr const char* kSources[] = {"default", "sysfs", "sysconf", "--cache"};
   std::uint64_t llc[2] = {0, 0};

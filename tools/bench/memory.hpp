@@ -22,6 +22,11 @@ struct MemoryInfo {
   // Rank 0 alone copying through the kernel's cross-memory attach (process_vm_readv of its
   // own memory), the copy the cma algorithm makes; 0 where the system refuses it.
   double cross_memory_bytes_per_second = 0;
+  // All ranks of the node copying through cross-memory attach at once, summed: the most a
+  // single-copy broadcast whose ranks all copy (cma-split at P = 2) can get from the kernel.
+  double cross_memory_all_bytes_per_second = 0;
+  bool huge_pages = false;          // the copies (and the bench's buffers) asked for huge pages
+  std::uint64_t huge_page_bytes = 0;  // rank 0's memory on huge pages with its buffers allocated
   // A cache line's round trip between the node's ranks 0 and 1 (one writes a flag, the other
   // answers), the median of kRoundTripReps runs; 0 with one rank on the node. shm passes
   // each segment from one core's cache to another's: on a VM whose two vCPUs sometimes sit
@@ -32,8 +37,9 @@ struct MemoryInfo {
 };
 
 // Collective over `comm`, once per run: the cache size (rank 0's, given to every rank) and,
-// where `measure`, the copy rates. The same on every rank.
-MemoryInfo probe_memory(MPI_Comm comm, bool measure, std::uint64_t cache_bytes);
+// where `measure`, the copy rates, between buffers on huge pages where `huge_pages`
+// (pages.hpp). The same on every rank.
+MemoryInfo probe_memory(MPI_Comm comm, bool measure, std::uint64_t cache_bytes, bool huge_pages);
 
 // The least time a broadcast of `bytes` among `procs` ranks of one node can take:
 // max(n / one core's rate, (P - 1) n / all cores' rate), as each of the P - 1 readers

@@ -122,6 +122,10 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
                  "the rotation and the copies that measure the memory bound; a virtual machine "
                  "may report its host's");
   app.add_flag("--check", o.check, "verify the data after every timed broadcast (slower)");
+  app.add_flag("--huge-pages", o.huge_pages,
+               "the bench's buffers, and the copies that measure the memory bound, on "
+               "transparent huge pages (madvise), as a program's whose buffers are: the "
+               "kernel's single copy (cma, cma-split) pins its peer's pages one by one");
   bool no_memory_bound = false;
   app.add_flag("--no-memory-bound", no_memory_bound,
                "do not measure the node's copy rates (seconds of copying GiBs above the cache) "

@@ -70,12 +70,16 @@ void print_memory_header(const BenchRun& run) {
                    : "");
   }
   if (!m.measured) return;
-  fmt::print("memory: memcpy best of 5, bytes written: one core {:.2f} GiB/s, {} rank(s) of the "
-             "node at once {:.2f} GiB/s in all; one core through cross-memory attach "
-             "(process_vm_readv, cma's copy) {:.2f} GiB/s\n",
+  fmt::print("pages: {}; rank 0 has {} on transparent huge pages with its buffers allocated\n",
+             run.options.huge_pages ? "--huge-pages (madvise MADV_HUGEPAGE)" : "base (as allocated)",
+             mib_text(m.huge_page_bytes));
+  fmt::print("memory: best of 5, bytes written; memcpy: one core {:.2f} GiB/s, {} rank(s) of the "
+             "node at once {:.2f} GiB/s in all; through cross-memory attach (process_vm_readv, "
+             "cma's copy): one core {:.2f} GiB/s, all at once {:.2f} GiB/s in all\n",
              m.one_core_bytes_per_second / kMiB / 1024, m.node_ranks,
              m.all_cores_bytes_per_second / kMiB / 1024,
-             m.cross_memory_bytes_per_second / kMiB / 1024);
+             m.cross_memory_bytes_per_second / kMiB / 1024,
+             m.cross_memory_all_bytes_per_second / kMiB / 1024);
   if (m.core_round_trip_seconds > 0) {
     fmt::print("memory: a cache line's round trip between the node's ranks 0 and 1: {:.0f} ns\n",
                m.core_round_trip_seconds * 1e9);
@@ -217,6 +221,7 @@ nlohmann::ordered_json to_json(const BenchRun& run) {
         {"reps", o.reps},
         {"root", o.rotate_root ? nlohmann::ordered_json("rotate") : nlohmann::ordered_json(o.root)},
         {"check", o.check},
+        {"huge_pages", o.huge_pages},
         {"memory_bound", o.memory_bound},
         {"rotate_buffers", rotation_name(o.rotate_buffers)},
         {"rotate_above", o.rotate_above},
@@ -230,11 +235,14 @@ nlohmann::ordered_json to_json(const BenchRun& run) {
       {"last_level_cache_bytes", run.memory.llc_bytes},
       {"last_level_cache_source", run.memory.llc_source},
       {"rotation_cap_bytes", kRotationCapBytes},
+      {"huge_page_bytes", run.memory.huge_page_bytes},
   };
   if (run.memory.measured) {
     json["memory_copy_one_core_bytes_per_second"] = run.memory.one_core_bytes_per_second;
     json["memory_copy_all_cores_bytes_per_second"] = run.memory.all_cores_bytes_per_second;
     json["memory_cross_copy_one_core_bytes_per_second"] = run.memory.cross_memory_bytes_per_second;
+    json["memory_cross_copy_all_cores_bytes_per_second"] =
+        run.memory.cross_memory_all_bytes_per_second;
     json["memory_copy_ranks"] = run.memory.node_ranks;
     json["core_round_trip_seconds"] = run.memory.core_round_trip_seconds;
     json["memory_copy_bytes"] = {{"one_core", run.memory.one_core_copy_bytes},
