@@ -98,8 +98,9 @@ double timed_cross_copy(unsigned char* dst, const unsigned char* src, std::uint6
 
 // Rank 0 copies alone (memcpy, then cross-memory attach), the others wait in a barrier; then
 // every rank copies at once (memcpy, then cross-memory attach) and each node sums its bytes
-// over its slowest rank's time. Best of kCopyReps each.
-void measure_copy_rates(MPI_Comm comm, MPI_Comm node, MemoryInfo& memory) {
+// over its slowest rank's time. Best of kCopyReps each, between buffers on huge pages where
+// `huge_pages`.
+void measure_copy_rates(MPI_Comm comm, MPI_Comm node, bool huge_pages, MemoryInfo& memory) {
   int rank = 0, node_size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(node, &node_size);
@@ -108,7 +109,7 @@ void measure_copy_rates(MPI_Comm comm, MPI_Comm node, MemoryInfo& memory) {
   const std::uint64_t one = std::clamp<std::uint64_t>(4 * memory.llc_bytes, 64 * kMiB, 512 * kMiB);
   const std::uint64_t each = std::max<std::uint64_t>(one / node_size, 16 * kMiB);
   const std::uint64_t bytes = rank == 0 ? std::max(one, each) : each;
-  const PageBuffer src_pages(bytes, memory.huge_pages, 1), dst_pages(bytes, memory.huge_pages, 0);
+  const PageBuffer src_pages(bytes, huge_pages, 1), dst_pages(bytes, huge_pages, 0);
   unsigned char* src = src_pages.data();
   unsigned char* dst = dst_pages.data();
 
@@ -211,7 +212,6 @@ MemoryInfo probe_memory(MPI_Comm comm, bool measure, std::uint64_t cache_bytes, 
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &procs);
   MemoryInfo memory;
-  memory.huge_pages = huge_pages;
   // Rank 0's cache size and where it came from (as an index into kSources) for every rank.
   static constexpr const char* kSources[] = {"default", "sysfs", "sysconf", "--cache"};
   std::uint64_t llc[2] = {0, 0};
@@ -238,7 +238,7 @@ MemoryInfo probe_memory(MPI_Comm comm, bool measure, std::uint64_t cache_bytes, 
   MPI_Bcast(&node_size, 1, MPI_INT, 0, comm);
   memory.node_ranks = node_size;
   memory.one_node = node_size == procs;
-  measure_copy_rates(comm, node, memory);
+  measure_copy_rates(comm, node, huge_pages, memory);
   measure_round_trip(comm, node, memory);
   MPI_Comm_free(&node);
   return memory;

@@ -25,7 +25,6 @@ struct MemoryInfo {
   // All ranks of the node copying through cross-memory attach at once, summed: the most a
   // single-copy broadcast whose ranks all copy (cma-split at P = 2) can get from the kernel.
   double cross_memory_all_bytes_per_second = 0;
-  bool huge_pages = false;          // the copies (and the bench's buffers) asked for huge pages
   std::uint64_t huge_page_bytes = 0;  // rank 0's memory on huge pages with its buffers allocated
   // A cache line's round trip between the node's ranks 0 and 1 (one writes a flag, the other
   // answers), the median of kRoundTripReps runs; 0 with one rank on the node. shm passes
