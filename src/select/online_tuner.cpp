@@ -92,6 +92,14 @@ void add_once(std::vector<AlgorithmSpec>& list, const AlgorithmSpec& candidate) 
   if (std::find(list.begin(), list.end(), candidate) == list.end()) list.push_back(candidate);
 }
 
+// Whether `spec`'s schedule copies through the kernel (phases through cross memory).
+bool copies_through_kernel(const AlgorithmSpec& spec, const BcastShape& shape) {
+  const RankSchedule schedule = make_schedule(spec, shape, shape.root);
+  return std::any_of(schedule.phases.begin(), schedule.phases.end(), [](const Phase& phase) {
+    return phase.medium == Medium::cross_memory || phase.medium == Medium::cross_memory_write;
+  });
+}
+
 }  // namespace
 
 int size_class(std::uint64_t bytes) { return std::bit_width(bytes) - 1; }
@@ -116,10 +124,14 @@ std::vector<AlgorithmSpec> tune_candidates(const TuneSettings& settings, const B
     add_once(list, automatic);
   }
   // The model does not price copies through the node's memory (shm, cma), so it cannot
-  // rank them: on one node they are tried, in the registry's order.
+  // rank them: on one node they are tried, in the registry's order; those through the
+  // kernel only from kKernelCopyTriedFromBytes.
   if (settings.shared_memory && shape.procs > 1 && node_counts(shape).nodes == 1) {
     for (const AlgorithmSpec& spec : tuned_specs(false)) {
-      if (list.size() < limit && uses_shared_memory(spec)) add_once(list, AlgorithmSpec(spec.algorithm));
+      if (list.size() >= limit || !uses_shared_memory(spec)) continue;
+      const AlgorithmSpec plain(spec.algorithm);
+      if (shape.bytes < kKernelCopyTriedFromBytes && copies_through_kernel(plain, shape)) continue;
+      add_once(list, plain);
     }
   }
   if (list.size() < limit) {

@@ -36,13 +36,21 @@ struct TuneSettings {
 // in their trials lost to it over the job (docs/auto.md): a lead that small is noise.
 inline constexpr double kTuneMargin = 0.05;
 
+// Within-node candidates that copy through the kernel (cma, cma-split: a system call per
+// segment) are tried only from this size. On the 2-core VM of docs/benchmarks/within-node
+// they took 1.4-2.2 us a broadcast at 64 B-4 KiB where shm took 0.2-1.1 us, won no cell
+// below 8 KiB in any run there, and their trials cost short jobs most (MPICH, P = 2, 4 KiB:
+// the 1000-broadcast job 0.855x MPI_Bcast's time with cma and cma-split on trial, 6d62690).
+inline constexpr std::uint64_t kKernelCopyTriedFromBytes = 8 << 10;
+
 // The class of a broadcast of `bytes` (> 0) bytes, and the bytes a class covers.
 int size_class(std::uint64_t bytes);
 std::uint64_t class_low(int size_class);
 std::uint64_t class_high(int size_class);
 
 // What a class tries for `shape` (procs, bytes, nodes): mpi first; then the listed
-// algorithms, or auto's table choice and the alpha-beta model's fastest of leancast's
+// algorithms, or auto's table choice, the within-node levels on one node (those through the
+// kernel from kKernelCopyTriedFromBytes) and the alpha-beta model's fastest of leancast's
 // families (node-aware pairs where the ranks span several nodes), up to settings.candidates.
 std::vector<AlgorithmSpec> tune_candidates(const TuneSettings& settings, const BcastShape& shape);
 

@@ -105,6 +105,35 @@ TEST(OnlineTuning, ShmIsACandidateOnOneNode) {
   EXPECT_FALSE(has_shm({8, 0, 4096}));
 }
 
+// cma and cma-split (a system call per segment) are tried from kKernelCopyTriedFromBytes,
+// shm at every size; the kernel's copies are found by their schedules' media, so a new row
+// that copies through the kernel is held back too. auto's own choice is always tried (the
+// tables of a library's section may name cma where they measured it winning): left out here.
+TEST(OnlineTuning, KernelCopiesAreTriedFromTheirThreshold) {
+  TuneSettings settings;
+  settings.candidates = 30;
+  const auto has = [&](const BcastShape& shape, Algorithm algorithm) {
+    const auto list = tune_candidates(settings, shape);
+    return std::any_of(list.begin(), list.end(),
+                       [&](const AlgorithmSpec& c) { return c.algorithm == algorithm; });
+  };
+  const auto tried_beside_auto = [&](const BcastShape& shape, Algorithm algorithm) {
+    return has(shape, algorithm) &&
+           resolve_automatic(Algorithm::automatic, shape).algorithm != algorithm;
+  };
+  const std::uint64_t from = kKernelCopyTriedFromBytes;
+  for (int procs : {2, 4, 8}) {
+    for (Algorithm kernel : {Algorithm::cma, Algorithm::cma_split}) {
+      EXPECT_FALSE(tried_beside_auto({procs, 0, 64}, kernel)) << procs;
+      EXPECT_FALSE(tried_beside_auto({procs, 1, from - 1}, kernel)) << procs;
+      EXPECT_TRUE(has({procs, 1, from}, kernel)) << procs;
+      EXPECT_TRUE(has({procs, 0, 1 << 20}, kernel)) << procs;
+    }
+    EXPECT_TRUE(has({procs, 0, 64}, Algorithm::shm)) << procs;
+    EXPECT_TRUE(has({procs, 0, from - 1}, Algorithm::shm)) << procs;
+  }
+}
+
 TEST(OnlineTuning, NodeAwarePairsOnlyWhereRanksSpanNodes) {
   TuneSettings settings;
   settings.candidates = 30;
