@@ -111,6 +111,12 @@ struct Transfer {
 // straight into its peer's buffer (process_vm_writev), and a receive is waiting for it.
 enum class Medium : std::uint8_t { messages, shared_memory, cross_memory, cross_memory_write };
 
+// Whether transfers of `medium` are copies the kernel makes between processes (cross-memory
+// attach, read or written): a system call each.
+constexpr bool through_kernel(Medium medium) {
+  return medium == Medium::cross_memory || medium == Medium::cross_memory_write;
+}
+
 struct Phase {
   std::string name;  // "bcast", "scatter", "allgather", "pipeline", "nodes:pipeline", ...
   BlockLayout layout;  // what the phase's block indices mean

@@ -95,9 +95,8 @@ void add_once(std::vector<AlgorithmSpec>& list, const AlgorithmSpec& candidate) 
 // Whether `spec`'s schedule copies through the kernel (phases through cross memory).
 bool copies_through_kernel(const AlgorithmSpec& spec, const BcastShape& shape) {
   const RankSchedule schedule = make_schedule(spec, shape, shape.root);
-  return std::any_of(schedule.phases.begin(), schedule.phases.end(), [](const Phase& phase) {
-    return phase.medium == Medium::cross_memory || phase.medium == Medium::cross_memory_write;
-  });
+  return std::any_of(schedule.phases.begin(), schedule.phases.end(),
+                     [](const Phase& phase) { return through_kernel(phase.medium); });
 }
 
 }  // namespace

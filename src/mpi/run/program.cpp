@@ -10,7 +10,7 @@ Program::Program(const RankSchedule& schedule, int signature_) : signature(signa
     const Medium medium = schedule.phases[op.phase].medium;
     if (medium == Medium::messages) {
       operations.push_back(op);
-    } else if (medium == Medium::cross_memory || medium == Medium::cross_memory_write) {
+    } else if (through_kernel(medium)) {
       cross.push_back(op);
     } else if (op.direction == Direction::recv || shared.empty() || op.peer == shared.front().peer) {
       shared.push_back(op);
