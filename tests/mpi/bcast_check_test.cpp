@@ -23,13 +23,6 @@ int procs() { return test::world_size(); }
 int rank() { return test::world_rank(); }
 bool odd_one() { return rank() == procs() - 1; }  // the rank that disagrees
 
-MPI_Comm fresh() {
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  return comm;
-}
-
 // "ranks 0-2" / "rank 0": how the message names the ranks that agree.
 std::string the_others() {
   return procs() == 2 ? "rank 0" : "ranks 0-" + std::to_string(procs() - 2);
@@ -75,7 +68,7 @@ TEST(BcastCheck, IsOn) { ASSERT_STREQ(std::getenv("LEANCAST_CHECK"), "1"); }
 TEST(BcastCheck, Root) {
   for (const char* algorithm : {"binomial", "scatter-ring-tuned", "mpi", "auto"}) {
     SCOPED_TRACE(algorithm);
-    MPI_Comm comm = fresh();
+    MPI_Comm comm = test::dup_world_returning_errors();
     const AlgorithmSpec spec = *parse_algorithm_spec(algorithm);
     std::vector<char> data(1000, 'x');
     const int root = odd_one() ? 1 : 0;
@@ -89,7 +82,7 @@ TEST(BcastCheck, Root) {
 TEST(BcastCheck, Count) {
   for (const char* algorithm : {"pipeline-chain:256", "binomial", "mpi", "auto"}) {
     SCOPED_TRACE(algorithm);
-    MPI_Comm comm = fresh();
+    MPI_Comm comm = test::dup_world_returning_errors();
     const AlgorithmSpec spec = *parse_algorithm_spec(algorithm);
     std::vector<int> data(600, 7);
     const int count = odd_one() ? 500 : 250;  // 2000 bytes against 1000
@@ -108,7 +101,7 @@ TEST(BcastCheck, Count) {
 // Ranks that disagree on several things get the class of the first the message names (the
 // root before the count before the algorithm), and the message names every disagreement.
 TEST(BcastCheck, SeveralDisagreementsGiveTheFirstOnesClass) {
-  MPI_Comm comm = fresh();
+  MPI_Comm comm = test::dup_world_returning_errors();
   std::vector<int> data(600, 7);
   const int root = odd_one() ? 1 : 0;
   const int count = odd_one() ? 500 : 250;
@@ -121,7 +114,7 @@ TEST(BcastCheck, SeveralDisagreementsGiveTheFirstOnesClass) {
 }
 
 TEST(BcastCheck, Algorithm) {
-  MPI_Comm comm = fresh();
+  MPI_Comm comm = test::dup_world_returning_errors();
   std::vector<char> data(3000, 'y');
   const Algorithm algorithm = odd_one() ? Algorithm::linear : Algorithm::binomial;
   Result r = run([&] { return bcast(data.data(), 3000, MPI_CHAR, 0, comm, algorithm); });
@@ -135,7 +128,7 @@ TEST(BcastCheck, Algorithm) {
 }
 
 TEST(BcastCheck, Parameter) {
-  MPI_Comm comm = fresh();
+  MPI_Comm comm = test::dup_world_returning_errors();
   std::vector<char> data(3000, 'z');
   const AlgorithmSpec spec{Algorithm::knomial, odd_one() ? 4u : 2u};
   Result r = run([&] { return bcast(data.data(), 3000, MPI_CHAR, 0, comm, spec); });
@@ -149,7 +142,7 @@ TEST(BcastCheck, Parameter) {
 }
 
 TEST(BcastCheck, ARankWhoseOwnCheckFailsDoesNotLeaveTheOthersWaiting) {
-  MPI_Comm comm = fresh();
+  MPI_Comm comm = test::dup_world_returning_errors();
   std::vector<char> data(100, 'w');
   const int root = odd_one() ? procs() : 0;  // not a rank: refused locally on that rank
   const Result r = run([&] { return bcast(data.data(), 100, MPI_CHAR, root, comm); });
@@ -164,7 +157,7 @@ TEST(BcastCheck, ARankWhoseOwnCheckFailsDoesNotLeaveTheOthersWaiting) {
 }
 
 TEST(BcastCheck, RanksThatAgreeBroadcastAsBefore) {
-  MPI_Comm comm = fresh();
+  MPI_Comm comm = test::dup_world_returning_errors();
   // The same bytes through different types: MPI allows it, and so does the check.
   std::vector<int> data(1000);
   for (int i = 0; i < 1000; ++i) data[i] = rank() == 0 ? i * 3 + 1 : 0;

@@ -20,13 +20,6 @@ namespace {
 constexpr const char* kKey = "leancast_bcast_algorithm";
 constexpr const char* kByInfo = "the communicator's leancast_bcast_algorithm info";
 
-MPI_Comm fresh() {
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  return comm;
-}
-
 MPI_Info info_with(const char* value) {
   MPI_Info info = MPI_INFO_NULL;
   MPI_Info_create(&info);
@@ -58,7 +51,7 @@ void broadcast_and_check(MPI_Comm comm, int bytes, std::uint64_t seed) {
 }
 
 TEST(CommInfo, SetInfoChoosesForTheCommunicator) {
-  MPI_Comm comm = fresh();
+  MPI_Comm comm = test::dup_world_returning_errors();
   set_hint(comm, "binomial");
   std::string by;
   EXPECT_EQ(chosen(comm, 4000, &by), "binomial");
@@ -66,7 +59,7 @@ TEST(CommInfo, SetInfoChoosesForTheCommunicator) {
   broadcast_and_check(comm, 4000, 1);  // the verbose run logs "bytes=4000: binomial (by ...)"
   broadcast_and_check(comm, 4000, 2);
   // Another communicator is not affected.
-  MPI_Comm other = fresh();
+  MPI_Comm other = test::dup_world_returning_errors();
   EXPECT_NE(chosen(other, 4000, &by), "none");
   EXPECT_NE(by, kByInfo);
   MPI_Comm_free(&other);
@@ -75,7 +68,7 @@ TEST(CommInfo, SetInfoChoosesForTheCommunicator) {
 
 // A call's name comes before the hint: chosen_algorithm with `named` says what such a call runs.
 TEST(CommInfo, ANamedAlgorithmComesBeforeTheHint) {
-  MPI_Comm comm = fresh();
+  MPI_Comm comm = test::dup_world_returning_errors();
   set_hint(comm, "binomial");
   std::string by;
   const AlgorithmSpec named(Algorithm::linear);
@@ -88,7 +81,7 @@ TEST(CommInfo, ANamedAlgorithmComesBeforeTheHint) {
 }
 
 TEST(CommInfo, SetInfoAfterBroadcastsTakesEffect) {
-  MPI_Comm comm = fresh();
+  MPI_Comm comm = test::dup_world_returning_errors();
   std::string by;
   broadcast_and_check(comm, 5000, 3);  // auto (or the environment), remembered by size
   set_hint(comm, "knomial:3");
@@ -109,7 +102,7 @@ TEST(CommInfo, SetInfoAfterBroadcastsTakesEffect) {
 }
 
 TEST(CommInfo, DuplicatesInheritTheHint) {
-  MPI_Comm comm = fresh();
+  MPI_Comm comm = test::dup_world_returning_errors();
   set_hint(comm, "linear");
   broadcast_and_check(comm, 3000, 6);
   std::string by;
@@ -137,7 +130,7 @@ TEST(CommInfo, DuplicatesInheritTheHint) {
 }
 
 TEST(CommInfo, DupWithInfoTakesTheGivenHints) {
-  MPI_Comm comm = fresh();
+  MPI_Comm comm = test::dup_world_returning_errors();
   set_hint(comm, "linear");
   MPI_Info info = info_with("scatter-ring-tuned");
   MPI_Comm with = MPI_COMM_NULL, without = MPI_COMM_NULL, from_world = MPI_COMM_NULL;
@@ -158,7 +151,7 @@ TEST(CommInfo, DupWithInfoTakesTheGivenHints) {
 }
 
 TEST(CommInfo, MpiAndAutoAreValues) {
-  MPI_Comm comm = fresh();
+  MPI_Comm comm = test::dup_world_returning_errors();
   std::string by;
   set_hint(comm, "mpi");
   EXPECT_EQ(chosen(comm, 2000, &by), "mpi");
@@ -172,7 +165,7 @@ TEST(CommInfo, MpiAndAutoAreValues) {
 }
 
 TEST(CommInfo, ABadValueWarnsOnceAndIsIgnored) {
-  MPI_Comm comm = fresh();
+  MPI_Comm comm = test::dup_world_returning_errors();
   set_hint(comm, "binomial");
   const std::string first = test::capture_stderr([&] { set_hint(comm, "ring"); });
   const std::string again = test::capture_stderr([&] { set_hint(comm, "ring"); });

@@ -28,6 +28,14 @@ inline int world_rank() {
 // message a pipeline of 385 rounds; shm's 1000-byte slots cycle its window of 8 slots 393
 // times), and node-aware pairs (one node unless the test runs
 // with LEANCAST_RANKS_PER_NODE).
+// A duplicate of MPI_COMM_WORLD whose errors return: a test's own communicator.
+inline MPI_Comm dup_world_returning_errors() {
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  return comm;
+}
+
 inline std::vector<std::string> algorithm_names_under_test() {
   std::vector<std::string> names{"auto"};
   for (Algorithm a : concrete_algorithms()) names.emplace_back(to_string(a));

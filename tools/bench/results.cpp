@@ -12,7 +12,7 @@ namespace leancast::bench {
 
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
 Spread spread(std::vector<double> values) {
   if (values.empty()) return {};
@@ -44,7 +44,7 @@ std::string rotation_name(Rotation r) {
 
 std::string mib_text(std::uint64_t bytes) {
   return bytes % (1 << 20) == 0 ? fmt::format("{} MiB", bytes >> 20)
-                                : fmt::format("{:.1f} MiB", static_cast<double>(bytes) / kMiB);
+                                : fmt::format("{:.1f} MiB", static_cast<double>(bytes) / kBytesPerMiB);
 }
 
 // The cache, the rotated sizes and the copy rates: the lines above the table.
@@ -76,10 +76,10 @@ void print_memory_header(const BenchRun& run) {
   fmt::print("memory: best of 5, bytes written; memcpy: one core {:.2f} GiB/s, {} rank(s) of the "
              "node at once {:.2f} GiB/s in all; through cross-memory attach (process_vm_readv, "
              "cma's copy): one core {:.2f} GiB/s, all at once {:.2f} GiB/s in all\n",
-             m.one_core_bytes_per_second / kMiB / 1024, m.node_ranks,
-             m.all_cores_bytes_per_second / kMiB / 1024,
-             m.cross_memory_bytes_per_second / kMiB / 1024,
-             m.cross_memory_all_bytes_per_second / kMiB / 1024);
+             m.one_core_bytes_per_second / kBytesPerMiB / 1024, m.node_ranks,
+             m.all_cores_bytes_per_second / kBytesPerMiB / 1024,
+             m.cross_memory_bytes_per_second / kBytesPerMiB / 1024,
+             m.cross_memory_all_bytes_per_second / kBytesPerMiB / 1024);
   if (m.core_round_trip_seconds > 0) {
     fmt::print("memory: a cache line's round trip between the node's ranks 0 and 1: {:.0f} ns\n",
                m.core_round_trip_seconds * 1e9);
@@ -128,7 +128,7 @@ CellSummary summarize(const BenchRun& run, const Cell& cell) {
   for (std::size_t rep = 0; rep < cell.samples.size(); ++rep) {
     const double s = cell.samples[rep].timing.seconds_per_bcast;
     seconds.push_back(s);
-    bandwidth.push_back(static_cast<double>(cell.bytes) / s / kMiB);
+    bandwidth.push_back(static_cast<double>(cell.bytes) / s / kBytesPerMiB);
     throughput.push_back(1.0 / s);
     speedup.push_back(speedup_in_rep(run, cell, rep));
   }
@@ -264,7 +264,7 @@ std::string to_csv(const BenchRun& run) {
                          method_name(run.options.method), run.procs, cell.algorithm, cell.bytes,
                          cell.samples[r].rep, cell.samples[r].position, t.seconds_per_bcast,
                          t.total_seconds, t.min_seconds, t.max_seconds,
-                         static_cast<double>(cell.bytes) / t.seconds_per_bcast / kMiB,
+                         static_cast<double>(cell.bytes) / t.seconds_per_bcast / kBytesPerMiB,
                          speedup_in_rep(run, cell, r), cell.wrong_bytes == 0 ? 1 : 0);
     }
   }
