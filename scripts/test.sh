@@ -6,7 +6,9 @@ source "$(dirname "$0")/env.sh"
 "$LEANCAST_ROOT/scripts/install-deps.sh"
 # The three builds compile the MPI-free code (schedules, leancast-plan) alike: ccache, with
 # its cache in this tree's build/, compiles it once (and nothing again on a second run).
-export CCACHE_DIR="$LEANCAST_ROOT/build/.ccache"
+# Paths under the tree are hashed relative to the build directory, so that the unity
+# build's batch files (build/FLAVOR/CMakeFiles/...) are the same file to ccache in each.
+export CCACHE_DIR="$LEANCAST_ROOT/build/.ccache" CCACHE_BASEDIR="$LEANCAST_ROOT"
 # Open MPI tries its UCX transport first; on a machine without a network adapter UCX drives
 # it declines, after 0.2 s of every launch's 0.55 here, and Open MPI picks ob1. Naming ob1
 # skips that probe (the same transport the tests get otherwise there): a fifth less time in
