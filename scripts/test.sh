@@ -14,6 +14,11 @@ export CCACHE_DIR="$LEANCAST_ROOT/build/.ccache" CCACHE_BASEDIR="$LEANCAST_ROOT"
 # skips that probe (the same transport the tests get otherwise there): a fifth less time in
 # the Open MPI tests, most of which are launches.
 export OMPI_MCA_pml=ob1
+# Python is Debian's python3, whose modules install-deps.sh installs (matplotlib, mpi4py),
+# even where another python3 comes first on PATH (a pyenv shim here: 0.36 s a start).
+mkdir -p "$LEANCAST_ROOT/build/.python3"
+ln -sf /usr/bin/python3 "$LEANCAST_ROOT/build/.python3/python3"
+export PATH="$LEANCAST_ROOT/build/.python3:$PATH"
 
 build() {
   # The MPI-free tests are the same in every flavour: built and run in the Open MPI pass.
@@ -22,7 +27,12 @@ build() {
   local free=ON
   [[ $1 == mpich ]] && free=OFF
   # Optimised as every build (-O2), without debug information: a fifth less time to build.
+  # A unity build of the library too (the tests' is on by default): a target's files compiled
+  # a batch at a time, the Open MPI build with its tests 115 s here instead of 153 (208 file
+  # by file). Only here: users' builds and every measurement compile the library file by
+  # file, since a batch lets the compiler inline across files and so changes the binary.
   build_leancast "$1" -DLEANCAST_MPI_FREE_TESTS=$free -DLEANCAST_CALL_COST_BENCHES=OFF \
+    -DCMAKE_UNITY_BUILD=ON \
     -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG"
 }

@@ -27,9 +27,18 @@ CACHE_BYTES = 8 << 20
 CACHE = ["--cache", f"{CACHE_BYTES >> 20}M"]
 
 
-def bench(*args, procs=PROCS, timeout=240):
+def bench(*args, procs=PROCS, timeout=240, env=None):
     command = ["timeout", str(timeout), *LAUNCHER, "-n", str(procs), BENCH, *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout + 30)
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout + 30, env=env)
+
+
+def bench_beside_others(*args, timeout=240):
+    """bench() while other launches run: Open MPI's launchers share a session directory
+    under /tmp, which one that ends removes while another is creating its own in it
+    ("A call to mkdir was unable to create the desired directory"); each gets its own."""
+    with tempfile.TemporaryDirectory() as session:
+        return bench(*args, timeout=timeout,
+                     env={**os.environ, "OMPI_MCA_orte_tmpdir_base": session})
 
 
 class Bench(unittest.TestCase):
@@ -339,10 +348,11 @@ class Bench(unittest.TestCase):
         ]
         # Launched four at a time: each is mostly the launcher starting up.
         with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
-            results = pool.map(lambda args: bench(*args, "--no-memory-bound",
-                                                  *([] if "--sizes" in args else ["--sizes", "1K"]),
-                                                  timeout=60),
-                               [args for args, _ in cases])
+            results = pool.map(
+                lambda args: bench_beside_others(
+                    *args, "--no-memory-bound", *([] if "--sizes" in args else ["--sizes", "1K"]),
+                    timeout=60),
+                [args for args, _ in cases])
         for (args, message), result in zip(cases, results):
             self.assertNotIn(result.returncode, (0, 124), args)
             self.assertIn(message, result.stderr, args)
