@@ -74,9 +74,7 @@ void run_fault(const Fault& fault, std::uint64_t seed) {
   const std::string what = std::string(fault.executor) + ", " + fault.algorithm + ", " +
                            fault.fail + " on rank " + std::to_string(failing);
   ASSERT_TRUE(set_executor(fault.executor));
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm comm = dup_world_returning_errors();
   // The first broadcast makes the private communicator.
   EXPECT_EQ(broadcast(comm, fault.algorithm, kBytes, seed, what + ", before"), MPI_SUCCESS);
   const long live_before = lc_fault_shim_live_requests();
@@ -162,9 +160,7 @@ TEST(SharedMemoryFaults, ALeadersErrorReachesItsNode) {
     GTEST_SKIP() << "needs two nodes of two ranks (LEANCAST_RANKS_PER_NODE=2, P >= 4)";
   }
   const int rank = world_rank();
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm comm = dup_world_returning_errors();
   const char* algorithm = "node-aware:binomial/shm";
   EXPECT_EQ(broadcast(comm, algorithm, kBytes, 30, "before"), MPI_SUCCESS);
   setenv("LEANCAST_TEST_FAIL", "MPI_Irecv:1", 1);  // once: retried, the data still arrives
@@ -191,9 +187,7 @@ TEST(SharedMemoryFaults, ARankThatCannotMapItFailsShmOnEveryRank) {
   const int procs = world_size(), rank = world_rank();
   if (procs < 2) GTEST_SKIP() << "one rank shares nothing";
   for (const int failing : {0, procs - 1}) {  // the group's first rank makes it, the last maps it
-    MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Comm comm = dup_world_returning_errors();
     setenv("LEANCAST_TEST_FAIL", "shm_open:1:100", 1);
     setenv("LEANCAST_TEST_FAIL_RANK", std::to_string(failing).c_str(), 1);
     lc_fault_shim_reset();

@@ -176,9 +176,7 @@ void run_case(const Case& c, const std::shared_ptr<const NodeMap>& nodes, Report
   static std::uint64_t seed = 0;
   seed += 2000;
   const View& truth = c.views[(c.odd + 1) % procs];  // any rank but the odd one
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm comm = dup_world_returning_errors();
   const int rc = run_view(comm, c.views[rank], truth.root, truth.bytes, seed, c.what);
   expect_outcome(rc, p.must_fail[rank], c.what);
   report.errors += count_on_all(rc != MPI_SUCCESS);
@@ -291,9 +289,7 @@ std::vector<Case> algorithm_cases(const std::string& name, int procs) {
 // text in the code: leancast prints it to stderr there).
 void expect_truncation(int root_bytes, int other_bytes, const std::string& sizes) {
   const int rank = world_rank();
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm comm = dup_world_returning_errors();
   const int bytes = rank == 0 ? root_bytes : other_bytes;
   std::vector<unsigned char> buf(static_cast<std::size_t>(std::max(root_bytes, other_bytes)));
   const int rc = bcast(buf.data(), bytes, MPI_BYTE, 0, comm, Algorithm::linear);

@@ -224,9 +224,7 @@ int error_class(int code) {
 // answers misuse as the library does: MPICH aborts on MPI_COMM_WORLD).
 TEST(Misuse, ActiveRequestsCannotBeFreedCancelledOrRestarted) {
   if (world_size() == 1) GTEST_SKIP() << "one rank: the library's own request";
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm comm = dup_world_returning_errors();
   Buffer buf(comm, 100000, 0, 5);
   MPI_Request request = MPI_REQUEST_NULL;
   ASSERT_EQ(LC_Ibcast_with(buf.data.data(), buf.count(), MPI_BYTE, 0, comm, "binomial", &request),
@@ -258,9 +256,7 @@ TEST(Misuse, ActiveRequestsCannotBeFreedCancelledOrRestarted) {
 }
 
 TEST(Misuse, BadArgumentsLeaveNoRequest) {
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm comm = dup_world_returning_errors();
   char byte = 0;
   MPI_Request request = MPI_REQUEST_NULL;
   EXPECT_EQ(error_class(LC_Ibcast(&byte, -1, MPI_BYTE, 0, comm, &request)), MPI_ERR_COUNT);
@@ -285,9 +281,7 @@ TEST(Misuse, DisagreeingCountIsAnErrorAtCompletion) {
   const int procs = world_size();
   if (procs < 2) GTEST_SKIP();
   const int rank = world_rank();
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm comm = dup_world_returning_errors();
   const int bytes = rank == procs - 1 ? 5000 : 4000;
   Buffer buf(comm, bytes, 0, 9);
   MPI_Request request = MPI_REQUEST_NULL;

@@ -205,9 +205,7 @@ TEST_P(WithinNode, TypesThatDifferAmongRanksKeepTheBroadcastsInStep) {
 TEST_P(WithinNode, ARankThatDisagreesOnTheCountGetsAnError) {
   const int procs = world_size(), rank = world_rank();
   if (procs < 2) GTEST_SKIP() << "needs two ranks";
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm comm = dup_world_returning_errors();
   const std::uint64_t bytes = rank == procs - 1 ? 1100 : 1000;
   int rc = MPI_SUCCESS;
   std::uint64_t wrong = 0;
