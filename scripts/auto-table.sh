@@ -8,8 +8,8 @@
 # applies, auto runs mpi. Sections, in the table's order (the first matching rule wins):
 #   real-openmpi  real Open MPI on this machine, 2 ranks on 2 cores     (library=openmpi, P = 2)
 #   real-mpich    real MPICH on this machine, 2 ranks on 2 cores        (library=mpich, P = 2)
-#                 (each real section: two tuning runs, SECTION.json and SECTION-2.json, and a
-#                 rule only where a candidate won in both)
+#                 (each real section: two tuning runs per machine, SECTION.json, SECTION-2.json
+#                 and on, and a rule only where a candidate won in every one)
 #   real16-openmpi  real Open MPI on a 16-core node, P = 4, 8, 16: the device's campaign1
 #                 (../shared/device/README.md) and, for the osu method at P = 4 and 8,
 #                 scripts/within-node-16core.sh's default-configuration runs; raw JSON in
@@ -31,6 +31,8 @@
 # to 2x (16 MiB under Open MPI: 1.05x in the tuning run, 0.52x and 0.78x in
 # scripts/auto-vs-mpi.sh), far beyond one run's spread.
 # Usage: scripts/auto-table.sh [SECTION...]   (default: all, then the table is assembled)
+#        KEEP_RUNS=1 scripts/auto-table.sh real-openmpi real-mpich   (this machine's runs
+#            added to the sections' runs so far; without it they replace them)
 #        scripts/auto-table.sh rules          (no measuring: rules again from the JSONs)
 #        scripts/auto-table.sh assemble       (only the table, from the sections' rules files)
 #        LEANCAST_TUNE=PATH scripts/auto-table.sh check   (test openmpi.tune_auto_rules: every
@@ -130,8 +132,12 @@ derive() {
     json=$tmp/$name.json
     device_runs "$name" "$json"
   fi
-  # A real section measured twice: both runs together, each a timing of its own.
-  [[ $name == real-* && -e $out/$name-2.json ]] && json+=",$out/$name-2.json"
+  # A real section's runs together (SECTION.json, SECTION-2.json, ...), each a timing of its
+  # own: a rule only where a candidate won in every one, on every machine they measured.
+  local more
+  if [[ $name == real-* ]]; then
+    for more in $(ls "$out/$name"-[0-9]*.json 2>/dev/null | sort -t- -k3 -n); do json+=",$more"; done
+  fi
   # shellcheck disable=SC2086
   "$tune" --from-json "$json" ${rules[$name]} --out "$dir/$name.rules" > /dev/null
   [[ -z $tmp ]] || rm -rf "$tmp"
@@ -194,20 +200,35 @@ for section in "${sections[@]}"; do
   measure "$section"
   build_leancast "${flavor[$section]}"
   tune="$LEANCAST_ROOT/build/${flavor[$section]}/leancast-tune"
+  first=$out/$section second=
+  if [[ $section == real-* ]]; then
+    # Measured twice at once, and the rules derived from both runs: a candidate wins a size
+    # only where it won in each. On one VM here shm's times came in two modes minutes apart,
+    # and a rule from one run (MPICH's shm:64K at 32 KiB-8 MiB at 35b898f) was 0.50-0.88x
+    # MPI_Bcast in auto-vs-mpi.sh's run right after (docs/auto.md). The machines under this
+    # project change between sessions (VMs of one CPU name, an 8 MiB last-level cache on
+    # one, 508 MiB and system calls twice as dear on another): KEEP_RUNS=1 adds this
+    # machine's two runs to the section's (as SECTION-N.json) instead of replacing them, so
+    # that a rule holds on each machine measured.
+    n=1
+    if [[ ${KEEP_RUNS:-0} == 1 && -e $out/$section.json ]]; then
+      n=2; while [[ -e $out/$section-$n.json ]]; do n=$((n + 1)); done
+      first=$out/$section-$n
+    else
+      rm -f "$out/$section"-[0-9]*.json "$out/$section"-[0-9]*.log
+    fi
+    second=$out/$section-$((n + 1))
+  fi
   echo "== $section: leancast-tune ${args[*]} ${rules[$section]}"
   # shellcheck disable=SC2086
   "$tune" "${args[@]}" ${rules[$section]} \
-    --out "$out/$section.rules" --json "$out/$section.json" > "$out/$section.log" 2>&1
-  if [[ $section == real-* ]]; then
-    # Measured again at once, and the rules derived from both runs: a candidate wins a size
-    # only where it won in each. On this VM shm's times come in two modes minutes apart, and
-    # a rule from one run (MPICH's shm:64K at 32 KiB-8 MiB at 35b898f) was 0.50-0.88x
-    # MPI_Bcast in auto-vs-mpi.sh's run right after (docs/auto.md).
+    --out "$first.rules" --json "$first.json" > "$first.log" 2>&1
+  if [[ -n $second ]]; then
     echo "== $section again"
     # shellcheck disable=SC2086
-    "$tune" "${args[@]}" ${rules[$section]} --out "$out/$section-2.rules" \
-      --json "$out/$section-2.json" > "$out/$section-2.log" 2>&1
-    rm -f "$out/$section-2.rules"
+    "$tune" "${args[@]}" ${rules[$section]} --out "$second.rules" \
+      --json "$second.json" > "$second.log" 2>&1
+    rm -f "$out/$section"-[0-9]*.rules
     derive "$section" "$out" "$tune"
   fi
 done

@@ -31,8 +31,19 @@ def load(path):
             sys.exit(f"{path}: {cell['algorithm']} delivered wrong data")
         key = (cell["algorithm"], cell["bytes"])
         cells[key] = {r["rep"]: r["seconds_per_bcast"] for r in cell["reps"]}
-        bounds[key] = (cell.get("memory_bound_seconds"), cell.get("buffers_rotated"))
+        bounds[key] = (node_bound(run, cell), cell.get("buffers_rotated"))
     return run, cells, bounds
+
+
+def node_bound(run, cell):
+    """The cell's memory bound as leancast-bench computes it (memory_bound_seconds in
+    tools/bench/memory.cpp), from the run's copy rates: (P - 1) n / all ranks' rate. Computed
+    here, not read, because runs before 2026-11-29 wrote max(n / one core's rate, that), which
+    cma-split beat (docs/benchmarks.md#the-nodes-memory-bound)."""
+    every = run.get("memory_copy_all_cores_bytes_per_second")
+    if cell.get("memory_bound_seconds") is None or not every:
+        return None
+    return (run["memory_copy_ranks"] - 1) * cell["bytes"] / every
 
 
 def ratio(cells, slower, faster, size):
@@ -196,8 +207,8 @@ def main():
     out = ["# leancast within a node beside the MPI libraries (scripts/within-node-measure.sh)", "",
            "Each ratio is MPI_Bcast's time under one configuration of the library over leancast's "
            "best within-node broadcast (shm, cma or cma-split) in the same run and repetition: > 1, "
-           "leancast is faster. time / bound: leancast's best over max(n / one core's copy rate, "
-           "(P - 1) n / all cores' copy rate), measured by the bench at its start.", ""]
+           "leancast is faster. time / bound: leancast's best over (P - 1) n / the copy rate of all "
+           "P ranks at once, measured by the bench at its start.", ""]
     for library in ("openmpi", "mpich"):
         out += section(directory, library)
     for library in ("openmpi", "mpich"):

@@ -138,6 +138,7 @@ class Rules(unittest.TestCase):
                       "their repetitions'", header)
         self.assertEqual(header[-1], "# (message counts unavailable: no leancast-plan; ties "
                                      "went to the order listed)")
+
         # Not --site: the measured ranks per node, or --ppn.
         body = exporting.body(options(cover=(1, None)), counts, extra, order, lambda *a: None)
         self.assertTrue(body[1].startswith("procs=1-3 ppn=2 1K-65535"), body[1])
@@ -146,6 +147,30 @@ class Rules(unittest.TestCase):
         one = deciding.group_runs(both(2, self.TIMES))
         body = exporting.body(options(), one, extra, order, lambda *a: None)
         self.assertTrue(body[1].startswith("procs=* ppn=2 "), body[1])
+
+    def test_the_machine_line_names_every_machine_the_runs_measured(self):
+        runs = both(2, self.TIMES)
+        for run in runs:
+            run["last_level_cache_bytes"] = 8 * M
+        order = ["mpi", "binomial", "linear"]
+        given = options(site=True)
+
+        def machine_lines():
+            header = exporting.header(given, ["--out", "x.rules"], deciding.group_runs(runs),
+                                      {}, order, types.SimpleNamespace(missing=False))
+            return [line for line in header if line.startswith("# machine")]
+        self.assertEqual(machine_lines(), [
+            "# machine: Fixture CPU, 8 cores on rank 0's host (fixture), last-level cache 8M; "
+            "the library's broadcast: mpi"])
+        # A second machine's runs (auto-table.sh's KEEP_RUNS): a rule must hold on both.
+        more = both(2, self.TIMES)
+        for run in more:
+            run["last_level_cache_bytes"] = 508 * M
+        runs += more
+        self.assertEqual(machine_lines(), [
+            "# machines: Fixture CPU, 8 cores on rank 0's host (fixture), last-level cache 8M; "
+            "Fixture CPU, 8 cores on rank 0's host (fixture), last-level cache 508M; the "
+            "library's broadcast: mpi"])
 
     def test_the_stamp_names_each_counts_commit(self):
         runs = (both(2, self.TIMES, git_revision="aaaaaaa")

@@ -250,9 +250,7 @@ std::optional<double> memory_bound_seconds(const MemoryInfo& memory, int procs,
       memory.all_cores_bytes_per_second <= 0) {
     return std::nullopt;
   }
-  const double n = static_cast<double>(bytes);
-  return std::max(n / memory.one_core_bytes_per_second,
-                  (procs - 1) * n / memory.all_cores_bytes_per_second);
+  return (procs - 1) * static_cast<double>(bytes) / memory.all_cores_bytes_per_second;
 }
 
 }  // namespace leancast::bench

@@ -41,9 +41,11 @@ struct MemoryInfo {
 MemoryInfo probe_memory(MPI_Comm comm, bool measure, std::uint64_t cache_bytes, bool huge_pages);
 
 // The least time a broadcast of `bytes` among `procs` ranks of one node can take:
-// max(n / one core's rate, (P - 1) n / all cores' rate), as each of the P - 1 readers
-// stores n bytes and none copies faster than one core. Empty without measured rates,
-// across nodes, or for P < 2.
+// (P - 1) n / all ranks' copy rate, as the P - 1 readers' copies of n bytes are made by the
+// node's ranks together. Not also n / one core's rate: a reader's bytes need not all be
+// stored by its own core (at P = 2 cma-split's root writes half of them), and on a VM whose
+// two ranks copied 1.9x as fast as one, cma-split ran below that (docs/benchmarks.md#the-
+// nodes-memory-bound). Empty without measured rates, across nodes, or for P < 2.
 std::optional<double> memory_bound_seconds(const MemoryInfo& memory, int procs,
                                            std::uint64_t bytes);
 

@@ -88,7 +88,7 @@ void print_memory_header(const BenchRun& run) {
     fmt::print("memory: no bound: {}\n",
                run.procs < 2 ? "one rank" : "the job spans more than one node");
   } else {
-    fmt::print("memory: bound = max(n / one core, (P-1) n / all at once); above the cache it "
+    fmt::print("memory: bound = (P-1) n / all at once; above the cache it "
                "means something only with rotated buffers\n");
   }
 }

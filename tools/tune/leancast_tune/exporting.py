@@ -118,6 +118,18 @@ def stamp(env, counts):
             f"rule names one after @, {env.get('mpi_library', '?')}, {env.get('date', '?')}")
 
 
+def machine_text(run):
+    """The machine a real run measured, as far as its JSON tells: CPU, cores, host kind and
+    last-level cache (VMs of one CPU name differ there: 8 MiB on one here, 508 MiB on
+    another)."""
+    env = run["environment"]
+    hosts = env.get("hosts") or []
+    text = (f"{env.get('cpu_model') or 'CPU unknown'}, {env.get('cores', '?')} cores on rank 0's "
+            f"host{' (' + hosts[0] + ')' if hosts else ''}")
+    cache = run.get("last_level_cache_bytes")
+    return text + (f", last-level cache {size_text(cache)}" if cache else "")
+
+
 def header(options, argv, counts, extra, order, messages):
     """The comment lines above the rules: the machine or platform, the library, every
     command, what was left out for time, and how the rules were decided."""
@@ -137,10 +149,12 @@ def header(options, argv, counts, extra, order, messages):
             lines.append("# re-implementations of what the library runs, candidates that win "
                          f"ties: {', '.join(sorted(EMULATED_REFERENCES))}")
     else:
-        hosts = first.get("hosts") or []
-        lines.append(f"# machine: {first.get('cpu_model') or 'CPU unknown'}, "
-                     f"{first.get('cores', '?')} cores on rank 0's host"
-                     f"{' (' + hosts[0] + ')' if hosts else ''}; the library's broadcast: mpi")
+        machines = list(dict.fromkeys(machine_text(run) for procs in sorted(counts)
+                                      for run in counts[procs].runs))
+        if len(machines) == 1:
+            lines.append(f"# machine: {machines[0]}; the library's broadcast: mpi")
+        else:  # runs from several machines: a rule holds on each (auto-table.sh's KEEP_RUNS)
+            lines.append(f"# machines: {'; '.join(machines)}; the library's broadcast: mpi")
     lines.append(stamp(first, counts))
     lines.append(f"#   leancast-tune {shown_command(argv)}")
     for command in options.measured_by if options.from_json else []:
