@@ -1,6 +1,6 @@
 #!/bin/bash
 # within-node-16core.sh: scripts/within-node-measure.sh's comparison on the device's 16-core node
-# (issue 28): leancast's within-node broadcasts (shm, cma, auto) beside MPI_Bcast under each of
+# (issue 28): leancast's within-node broadcasts (shm, cma, cma-split, auto) beside MPI_Bcast under each of
 # the library's configurations (Open MPI: default, coll sm, coll_tuned's pipeline; MPICH:
 # default, release_gather), P = 16, 8, 4, then 2; osu method (METHOD=paper: the paper's, a run
 # of its own); 64 B - 64 MiB, buffers rotated beyond the last-level cache above 4 MiB, the node's
@@ -25,7 +25,9 @@ pack() {  # lib.sh's, under this script's own archive name
   tar -czf "$OUT/.$RUN.tar.gz" -C /tmp/lcres "$RUN" 2>/dev/null && mv -f "$OUT/.$RUN.tar.gz" "$OUT/$RUN.tar.gz"
 }
 
-MINE=auto,shm:8K,shm:16K,shm,cma,mpi   # shm: 64 KiB segments
+# shm: 64 KiB segments. cma-split (since 7b935b0's runs): at P = 2 the root's core copies half
+# the message too, the one way below one core's copy rate (docs/benchmarks.md#the-nodes-memory-bound).
+MINE=auto,shm:8K,shm:16K,shm,cma,cma-split,mpi
 SMALL="--sizes 64,1K,4K,16K,64K,256K,1M,4M --iterations 100 --warmup 5 --reps 5"
 LARGE="--sizes 16M,64M --iterations 5 --warmup 1 --reps 5 --rotate-above 4M"
 config() {  # config LIB P NAME [LAUNCHER OPTIONS...]: the two classes of one configuration
