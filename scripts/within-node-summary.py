@@ -122,7 +122,7 @@ def modes(directory):
         return []
     rounds = [load(p) for p in paths]
     keys = sorted({k for _, cells, _ in rounds for k in cells}, key=lambda k: (k[1], k[0]))
-    lines = ["## shm's two modes on this VM (modes/)", "",
+    lines = ["## shm's two modes on the 8 MiB VM before (modes/)", "",
              f"Open MPI, P = 2, osu method, {len(rounds)} rounds about 30 s apart "
              f"({rounds[0][0]['environment']['date']} on, git "
              f"{rounds[0][0]['environment']['git_revision']}): per round the round trip of a "

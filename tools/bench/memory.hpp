@@ -44,8 +44,9 @@ MemoryInfo probe_memory(MPI_Comm comm, bool measure, std::uint64_t cache_bytes, 
 // (P - 1) n / all ranks' copy rate, as the P - 1 readers' copies of n bytes are made by the
 // node's ranks together. Not also n / one core's rate: a reader's bytes need not all be
 // stored by its own core (at P = 2 cma-split's root writes half of them), and on a VM whose
-// two ranks copied 1.9x as fast as one, cma-split ran below that (docs/benchmarks.md#the-
-// nodes-memory-bound). Empty without measured rates, across nodes, or for P < 2.
+// two ranks copied up to 1.9x as fast as one, cma-split ran below that
+// (docs/benchmarks.md#the-nodes-memory-bound). Empty without measured rates, across nodes,
+// or for P < 2.
 std::optional<double> memory_bound_seconds(const MemoryInfo& memory, int procs,
                                            std::uint64_t bytes);
 
