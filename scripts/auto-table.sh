@@ -134,9 +134,9 @@ derive() {
   fi
   # A real section's runs together (SECTION.json, SECTION-2.json, ...), each a timing of its
   # own: a rule only where a candidate won in every one, on every machine they measured.
-  local more
+  local n=2
   if [[ $name == real-* ]]; then
-    for more in $(ls "$out/$name"-[0-9]*.json 2>/dev/null | sort -t- -k3 -n); do json+=",$more"; done
+    while [[ -e $out/$name-$n.json ]]; do json+=",$out/$name-$n.json"; n=$((n + 1)); done
   fi
   # shellcheck disable=SC2086
   "$tune" --from-json "$json" ${rules[$name]} --out "$dir/$name.rules" > /dev/null

@@ -77,7 +77,8 @@ def main():
            "table's runs timed every algorithm interleaved, so its ratios are side by side. "
            "time / bound: "
            "leancast's best over (P - 1) n / the copy rate of all P ranks at once (computed from "
-           "each run's rates: these runs' JSON carry the bench's earlier bound). campaign1 rotates no buffer (the last-level cache is 300 MiB), so its "
+           "each run's rates: these runs' JSON carry the bench's earlier bound). campaign1 "
+           "rotates no buffer (the last-level cache is 300 MiB), so its "
            "times can beat the bound; the within-node runs rotate from 16 MiB. The bound's "
            "copy rates are memcpy's (each byte read and written through memory), while shm's "
            "readers read the slot from the cache, so even rotated, time / bound can be below 1.", "",
