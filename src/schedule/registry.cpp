@@ -33,8 +33,8 @@ constexpr std::uint64_t kMaxRadix = std::uint64_t{1} << 20;
 // circulant's block count: the pipelines' segment cap (kMaxSegments), so that a rank's
 // expanded program stays bounded (2^32 blocks took 0.18 s to plan 4 KB before this check).
 constexpr std::uint64_t kMaxBlocks = std::uint64_t{1} << 20;
-// shm's segment is a slot of its shared window (src/mpi/shared_window.hpp), which holds
-// kSharedSlots of them: 1 MiB keeps the window at a few MiB per node. 64 KiB measured best
+// shm's segment is a slot of its shared window (src/mpi/run/shared_window.hpp), which holds
+// 8 of the largest: 1 MiB keeps the window at a few MiB per node. 64 KiB measured best
 // from 1 MiB on at P = 2 and 4 here (docs/algorithms.md#shm-new); below, one slot is one
 // segment whatever its size. 8 KiB is tuned too: at 16 KiB, P = 2, it pipelines a broadcast in
 // two segments, and was the one shm at or above Open MPI's coll sm under both methods

@@ -53,17 +53,22 @@ class WithinNode : public ::testing::TestWithParam<std::string> {
   }
 };
 
-// shm's slots are the segment size rounded up to a power of two from 4 KiB, 8 of them; cma
-// reads a segment per system call: sizes around a cache line, one below, at and above a
-// segment, a window, and many windows.
+// shm's slots are the segment size rounded up to a power of two from 4 KiB, as many as
+// SharedWindow::slots_for says; cma reads a segment per system call: sizes around a cache
+// line, one below, at and above a segment, a window, and many windows.
+std::uint64_t window_of(std::uint64_t segment) {
+  return detail::SharedWindow::slots_for(detail::SharedWindow::rounded_slot(segment)) * segment;
+}
+
 TEST_P(WithinNode, SizesAroundLineSegmentAndWindowBoundaries) {
   const int procs = world_size();
   std::uint64_t seed = 1000;
   for (std::uint64_t segment : {std::uint64_t{4096}, std::uint64_t{16384}, std::uint64_t{5000}}) {
     const std::string name = level(std::to_string(segment));
+    const std::uint64_t window = window_of(segment);
     for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{63}, std::uint64_t{64},
                                 std::uint64_t{65}, segment - 1, segment, segment + 1,
-                                8 * segment - 1, 8 * segment, 8 * segment + 1, 37 * segment + 5}) {
+                                window - 1, window, window + 1, window + 37 * segment + 5}) {
       for (int root : roots_under_test(procs)) {
         EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, name, bytes, root, ++seed), 0u)
             << name << " bytes=" << bytes << " root=" << root << " rank=" << world_rank();
@@ -72,10 +77,11 @@ TEST_P(WithinNode, SizesAroundLineSegmentAndWindowBoundaries) {
   }
 }
 
-// 6 MiB through a window of 8 slots of 4 KiB: 1536 segments, each slot reused 192 times,
-// then the same with 1 MiB slots (the largest).
+// 6 MiB through a window of 4 KiB slots (256 of them: 1536 segments, each slot reused 6
+// times), then the same with 1 MiB slots (the largest, 8 of them).
 TEST_P(WithinNode, FarBeyondTheWindow) {
   const int procs = world_size();
+  ASSERT_LT(window_of(4096), std::uint64_t{6} << 20);
   for (const std::string& name : {level("4K"), level("1M")}) {
     EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, name, (6u << 20) + 3, procs - 1, 7), 0u) << name;
     EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, name, 3u << 20, 0, 8), 0u) << name;
@@ -83,17 +89,21 @@ TEST_P(WithinNode, FarBeyondTheWindow) {
 }
 
 // Small broadcasts back to back, the root moving among all ranks but the last, which lags
-// now and then while the others run ahead of it by more than the window's 8 slots: a writer
-// that reused a slot before the lagging reader had copied it out (shm's writer remembers how
-// far the readers were when it last looked, SharedWindow::free_below) shows here as a wrong
-// byte or a segment of another broadcast.
+// now and then while the others run ahead of it by more than the window's slots (16 of
+// 64 KiB, 256 of 4 KiB): a writer that reused a slot before the lagging reader had copied
+// it out (shm's writer remembers how far the readers were when it last looked,
+// SharedWindow::free_below) shows here as a wrong byte or a segment of another broadcast.
 TEST_P(WithinNode, SmallBroadcastsBackToBackPastALaggingReader) {
   const int procs = world_size(), rank = world_rank();
-  for (int i = 0; i < 240; ++i) {
-    const int root = procs > 1 ? i % (procs - 1) : 0;
-    if (procs > 1 && rank == procs - 1 && i % 20 == 3) usleep(3000);
-    EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, level("4K"), 64 + (i % 5) * 1000, root, 9000 + i), 0u)
-        << "broadcast " << i << " root=" << root << " rank=" << rank;
+  for (std::uint64_t slot : {std::uint64_t{65536}, std::uint64_t{4096}}) {
+    const int slots = static_cast<int>(window_of(slot) / slot);
+    const std::string name = level(std::to_string(slot));
+    for (int i = 0; i < 6 * slots + 16; ++i) {
+      const int root = procs > 1 ? i % (procs - 1) : 0;
+      if (procs > 1 && rank == procs - 1 && i % (2 * slots) == 3) usleep(10000);
+      EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, name, 64 + (i % 5) * 1000, root, 9000 + i), 0u)
+          << name << " broadcast " << i << " root=" << root << " rank=" << rank;
+    }
   }
 }
 

@@ -43,6 +43,10 @@ constexpr std::uint64_t kRotationCapBytes = 1ull << 30;
 BufferPlan buffer_plan(Rotation rotation, std::uint64_t bytes, std::uint64_t llc_bytes,
                        std::uint64_t above = 0);
 
+// Untimed broadcasts before a cell's timed ones: `warmup`, and with rotated buffers (and a
+// warm-up at all) at least one into each buffer (measure.cpp says why).
+std::uint64_t warmup_broadcasts(int warmup, const BufferPlan& buffers);
+
 struct CellTiming {
   double seconds_per_bcast = 0;  // paper: total / iterations; osu, sync: mean per iteration
   double total_seconds = 0;      // paper: the timed loop, max over ranks

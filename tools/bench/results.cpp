@@ -195,7 +195,8 @@ nlohmann::ordered_json to_json(const BenchRun& run) {
                                   {"data_ok", cell.wrong_bytes == 0},
                                   {"iterations", o.iterations_for(cell.bytes)},
                                   {"buffers_rotated", cell.buffers.rotated},
-                                  {"buffer_count", cell.buffers.buffers}};
+                                  {"buffer_count", cell.buffers.buffers},
+                                  {"warmup_broadcasts", warmup_broadcasts(o.warmup, cell.buffers)}};
     if (const auto bound = memory_bound_seconds(run.memory, run.procs, cell.bytes)) {
       result["memory_bound_seconds"] = *bound;
       result["time_over_memory_bound"] = s.seconds_per_bcast.median / *bound;

@@ -116,7 +116,7 @@ bool SharedProgress::write(bool wait) {
     const Operation& op = ops[next_];
     if (segment_ >= window.free_below()) {
       // The slot is free once every member has done the segment that was there.
-      const std::uint64_t needed = segment_ - kSharedSlots + 1;
+      const std::uint64_t needed = segment_ - window.slots() + 1;
       const bool free = when_ready(wait, [&] {
         std::uint64_t least = UINT64_MAX;
         for (int m = 0; m < window.members(); ++m) {
@@ -124,7 +124,7 @@ bool SharedProgress::write(bool wait) {
           least = std::min(least, window.consumed(m).load(std::memory_order_acquire));
           if (least < needed) return false;
         }
-        window.free_below() = least == UINT64_MAX ? least : least + kSharedSlots;
+        window.free_below() = least == UINT64_MAX ? least : least + window.slots();
         return true;
       });
       if (!free) return false;

@@ -86,9 +86,14 @@ std::uint64_t SharedWindow::rounded_slot(std::uint64_t bytes) {
   return std::bit_ceil(std::max(bytes, kMinSlotBytes));
 }
 
+std::uint64_t SharedWindow::slots_for(std::uint64_t slot_bytes) {
+  return std::clamp(kSharedSlotBudget / std::max<std::uint64_t>(slot_bytes, 1), kMinSharedSlots,
+                    kMaxSharedSlots);
+}
+
 std::uint64_t SharedWindow::bytes_for(int members, std::uint64_t slot_bytes) {
   return (sizeof(MemberLine) + sizeof(CrossLine)) * static_cast<std::uint64_t>(members) +
-         sizeof(SlotHeader) * kSharedSlots + slot_bytes * kSharedSlots;
+         (sizeof(SlotHeader) + slot_bytes) * slots_for(slot_bytes);
 }
 
 void SharedWindow::install(SharedMapping memory, std::uint64_t slot_bytes, std::vector<long> pids,
@@ -101,8 +106,9 @@ void SharedWindow::install(SharedMapping memory, std::uint64_t slot_bytes, std::
   bytes += sizeof(CrossLine) * ranks_.size();
   slots_ = bytes;
   slot_bytes_ = slot_bytes;
+  slots_count_ = slots_for(slot_bytes);
   segments_ = 0;
-  free_below_ = kSharedSlots;
+  free_below_ = slots_count_;
   cross_broadcasts_ = 0;
   pids_ = std::move(pids);
   cross_allowed_ = cross_denied.empty();

@@ -47,10 +47,16 @@
 
 namespace leancast::detail {
 
-// Slots in a window: 8 let a writer run a few segments ahead of its slowest reader while the
-// window stays at 8 segments (MPICH's release_gather uses 4 cells, of 32 KiB by default).
-// Not varied in the measurements yet; the slot size was (docs/algorithms.md#shm-new).
-constexpr std::uint64_t kSharedSlots = 8;
+// Slots in a window: as many as fit kSharedSlotBudget bytes of data, from 8 to 256. A writer
+// runs at most slots() segments ahead of its slowest reader, and learns that one is free
+// only through a cache line's round trip between cores (1.3-1.8 us on the VM of
+// docs/benchmarks/within-node): back-to-back broadcasts of 64 B with 8 slots ran at 8 per
+// round trip, 0.84x Open MPI's vader (whose ring holds many small messages); small slots are
+// cheap, so a window of small slots has many. Large slots stay at 8, as MPICH's release_gather
+// keeps 4 cells (of 32 KiB by default), so that a window stays at a few MiB per node.
+constexpr std::uint64_t kMinSharedSlots = 8;
+constexpr std::uint64_t kMaxSharedSlots = 256;
+constexpr std::uint64_t kSharedSlotBudget = std::uint64_t{1} << 20;
 
 struct alignas(64) SlotHeader {
   std::uint64_t published = 0;  // atomic: segment number + 1 once its bytes are in
@@ -107,6 +113,7 @@ class SharedWindow {
   int member_of(int rank) const;
   int rank_of(int member) const { return ranks_[static_cast<std::size_t>(member)]; }
   std::uint64_t slot_bytes() const { return slot_bytes_; }
+  std::uint64_t slots() const { return slots_count_; }
 
   std::atomic_ref<std::uint64_t> consumed(int member) const {
     return std::atomic_ref<std::uint64_t>(lines_[member].consumed);
@@ -115,15 +122,15 @@ class SharedWindow {
   // the line beside its flag: the reader's miss on the flag brings them along (the adjacent
   // line prefetch), one transfer between cores instead of two.
   SlotHeader& header(std::uint64_t segment) const {
-    return *reinterpret_cast<SlotHeader*>(slots_ + (segment % kSharedSlots) * slot_stride());
+    return *reinterpret_cast<SlotHeader*>(slots_ + (segment % slots_count_) * slot_stride());
   }
   std::byte* data(std::uint64_t segment) const {
-    return slots_ + (segment % kSharedSlots) * slot_stride() + sizeof(SlotHeader);
+    return slots_ + (segment % slots_count_) * slot_stride() + sizeof(SlotHeader);
   }
   // Segments done through this window, on every member alike.
   std::uint64_t& segments() { return segments_; }
   // This member's knowledge, as a writer, of which segments' slots are free: those below
-  // free_below() (every member had done segment free_below() - kSharedSlots - 1 when it
+  // free_below() (every member had done segment free_below() - slots() - 1 when it
   // last looked). A writer reads the other members' lines only when it passes that mark:
   // every read of a line another core wrote is a transfer between cores, and one per small
   // broadcast made shm slower than Open MPI's coll sm at 64 B.
@@ -138,7 +145,9 @@ class SharedWindow {
   bool cross_allowed() const { return cross_allowed_; }
   const std::string& cross_denied() const { return cross_denied_; }
 
-  // Bytes of a window of `members` members with slots of `slot_bytes`.
+  // Slots in a window whose slots hold `slot_bytes` (a rounded_slot), and the bytes of one
+  // of `members` members.
+  static std::uint64_t slots_for(std::uint64_t slot_bytes);
   static std::uint64_t bytes_for(int members, std::uint64_t slot_bytes);
   // Slots grow in powers of two from 4 KiB, so that a communicator's mixed sizes settle on
   // one window instead of making a new one each time.
@@ -159,8 +168,9 @@ class SharedWindow {
   std::byte* slots_ = nullptr;
   CrossLine* cross_ = nullptr;
   std::uint64_t slot_bytes_ = 0;
+  std::uint64_t slots_count_ = kMinSharedSlots;
   std::uint64_t segments_ = 0;
-  std::uint64_t free_below_ = kSharedSlots;
+  std::uint64_t free_below_ = kMinSharedSlots;
   std::uint64_t cross_broadcasts_ = 0;
   std::vector<long> pids_;
   bool cross_allowed_ = false;
