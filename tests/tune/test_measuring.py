@@ -271,6 +271,18 @@ class Planning(unittest.TestCase):
         self.assertAlmostEqual(p.launch_seconds(2, "osu", [K], 10, 5, False),
                                1.0 + cost + barrier)
 
+    def test_groups_keep_each_size_near_its_count(self):
+        # Counts 1000, 625, 125, 25, 5 and 1 (target 0.1 s): the two within 4x of each other
+        # share a launch at the smaller count; the others, 5x apart, go one launch each
+        # although that is more than GROUPS.
+        sizes = [K, 4 * K, 16 * K, 64 * K, 256 * K, M]
+        counts = dict(zip(sizes, (1000, 625, 125, 25, 5, 1)))
+        p = self.planner_with({2: {(a, s): 0.0999 / c for a in ("mpi", "linear")
+                                   for s, c in counts.items()}}, sizes=sizes)
+        self.assertEqual(p.groups(2, "paper", sizes, 0.1, 9),
+                         [([K, 4 * K], 625), ([16 * K], 125), ([64 * K], 25), ([256 * K], 5),
+                          ([M], 1)])
+
     def test_plans_fit_the_time_left(self):
         sizes = [K, 4 * K, 16 * K, 64 * K, 256 * K]
         times = {(a, s): 1e-6 * (1 + s / K) for a in ("mpi", "linear") for s in sizes}

@@ -39,8 +39,9 @@ tie rule: the margin at a process count, size and method is the larger of --tie 
   from the nearest measured count (time scaled by P - 1), and before each launch gives
   every remaining cell the same timed seconds per repetition (at most 0.25 s):
   iterations = that target / the slowest candidate's time at the size (1 to 1000), in up
-  to 3 launches per count and method (sizes grouped; more where one launch would take
-  over a fifth of the time left), 9 or 7 repetitions where the target is at least 0.02 s,
+  to 3 launches per count and method (sizes grouped, a group running its smallest count;
+  more where one launch would take over a fifth of the time left or a size would run
+  fewer than a quarter of its iterations), 9 or 7 repetitions where the target is at least 0.02 s,
   else 5 (3 where 5 do not fit), 1 warm-up. Estimates are corrected by what the launches
   so far took. Where not even one iteration fits, the largest size left is left out (at
   the largest count first; no rule there: auto runs mpi). Launches still running at 1.125 x

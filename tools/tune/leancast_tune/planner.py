@@ -11,6 +11,10 @@ GOOD_TARGET = 0.02  # ... and enough for more than 5 repetitions
 WARMUP = 1
 GROUPS = 3  # launches per process count and method at most (sizes grouped) ...
 LAUNCH_SHARE = 0.2  # ... unless a launch would take more than this share of the time left
+# ... or a size would run fewer than 1 / MAX_SHRINK of its iterations: a group runs its
+# smallest count, and 64 B-1 MiB in one launch gave 64 B 142 iterations (43 us a repetition)
+# where it had a budget for 1000.
+MAX_SHRINK = 4
 
 
 class Planner:
@@ -102,7 +106,8 @@ class Planner:
     def groups(self, procs, method, sizes, target, reps):
         """[(sizes, iterations)] for one launch each: iterations = target / the slowest
         candidate's time, sizes with similar counts together: at most GROUPS launches,
-        but none merged beyond self.cap."""
+        but none merged beyond self.cap, nor where a size's count would shrink more than
+        MAX_SHRINK times."""
         counts = []
         for size in self.left(procs, sizes):
             slowest = self.sums(procs, size)[1]
@@ -110,8 +115,10 @@ class Planner:
         cost = lambda group: self.launch_seconds(procs, method, group[0], group[1], reps)
         while len(counts) > GROUPS:
             # Merge the neighbours whose counts differ least; the group runs the smaller.
-            order = sorted(range(len(counts) - 1), key=lambda k: counts[k][1] / counts[k + 1][1])
-            merged = [(k, (counts[k][0] + counts[k + 1][0], counts[k + 1][1])) for k in order]
+            shrink = lambda k: max(counts[k][1], counts[k + 1][1]) / min(counts[k][1], counts[k + 1][1])
+            order = sorted(range(len(counts) - 1), key=shrink)
+            merged = [(k, (counts[k][0] + counts[k + 1][0], min(counts[k][1], counts[k + 1][1])))
+                      for k in order if shrink(k) <= MAX_SHRINK]
             fitting = [(k, g) for k, g in merged if cost(g) <= self.cap]
             if not fitting:
                 break
