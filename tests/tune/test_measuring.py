@@ -164,6 +164,7 @@ class Launches(unittest.TestCase):
         self.assertEqual(extra["candidates"], ["mpi", "binomial"])
         self.assertEqual(extra["calibration"]["environment"]["procs"], 4)  # the largest count
         self.assertEqual(extra["calibration"]["options"]["iterations"], 1)
+        self.assertEqual(extra["calibration"]["options"]["reps"], measuring.CALIBRATION_REPS)
         self.assertEqual(extra["not_measured"], {})
         measured = {(r["environment"]["procs"], r["method"], s) for r in runs
                     for s in r["options"]["sizes"]}
@@ -240,6 +241,18 @@ class Planning(unittest.TestCase):
         p.learn(bench_run(2, "osu", {("mpi", K): 3.0}))
         p.learn(bench_run(2, "paper", {("mpi", K): 2.0}))
         self.assertEqual(p.seconds(2, "mpi", K), 3.0)
+
+    def test_a_launch_replaces_the_calibration(self):
+        p = planner.Planner(options(sizes=[K]), ["mpi"])
+        run = bench_run(2, "paper", {("mpi", K): 5e-3})  # an outlier
+        run["wall_seconds"] = 0.5
+        p.calibrate(run, 3.0)
+        self.assertEqual(p.seconds(2, "mpi", K), 5e-3)
+        p.learn(bench_run(2, "paper", {("mpi", K): 1e-5}))  # replaces it
+        self.assertEqual(p.seconds(2, "mpi", K), 1e-5)
+        p.learn(bench_run(2, "osu", {("mpi", K): 2e-5}))  # the slower method counts
+        p.learn(bench_run(2, "paper", {("mpi", K): 1e-6}))
+        self.assertEqual(p.seconds(2, "mpi", K), 2e-5)
 
     def test_the_correction_jumps_up_and_creeps_down(self):
         p = self.planner_with({2: {("mpi", K): 1e-6}})

@@ -44,6 +44,7 @@ class Progress:
 
 
 BENCH_PROGRESS = re.compile(rb"cell (\d+)/(\d+)")
+CALIBRATION_REPS = 3
 
 
 def run_command(command, timeout, on_progress=None, env=None):
@@ -207,17 +208,19 @@ def measure_site(options, tmp, start):
 
 
 def calibrate(options, tmp, candidates, start, budget):
-    """One broadcast of every candidate at every size at the largest count (data checked)."""
+    """Every candidate at every size at the largest count: a checked broadcast, then the
+    median of CALIBRATION_REPS timed ones (one alone was often an outlier)."""
     procs = max(options.procs)
     out = os.path.join(tmp, "calibration.json")
-    command = bench_command(options, procs, "paper", options.sizes, out, 1, 1, 0, candidates)
+    command = bench_command(options, procs, "paper", options.sizes, out, 1, CALIBRATION_REPS, 0,
+                            candidates)
     progress = Progress(len(candidates) * len(options.sizes), start)
     started = time.monotonic()
     run = launch(command, out, budget * 0.4, progress,
-                 f"P={procs}, calibrating (one broadcast per cell)",
+                 f"P={procs}, calibrating ({CALIBRATION_REPS} broadcasts per cell)",
                  len(candidates) * len(options.sizes))
     if run is None:
-        sys.exit("leancast-tune: one broadcast of every cell at the largest count took more "
+        sys.exit("leancast-tune: calibrating every cell at the largest count took more "
                  "than 40 % of the budget: give more --budget-minutes, fewer --sizes or --procs")
     return run, time.monotonic() - started
 

@@ -35,8 +35,9 @@ tie rule: the margin at a process count, size and method is the larger of --tie 
   auto's flat candidate families (and node-aware pairs where the ranks span several nodes)
   plus mpi, at 1K..64M (every 4x), under both methods, and stops within the budget:
   --budget-minutes (default 2 plus 1 per process count, at most 8). It first times every
-  candidate once per size at the largest count, estimates each cell at the other counts
-  from the nearest measured count (time scaled by P - 1), and before each launch gives
+  candidate 3 times per size at the largest count (the median; a launch's timing replaces
+  it), estimates each cell at the other counts from the nearest measured count (time
+  scaled by P - 1), and before each launch gives
   every remaining cell the same timed seconds per repetition (at most 0.25 s):
   iterations = that target / the slowest candidate's time at the size (1 to 1000), in up
   to 3 launches per count and method (sizes grouped, a group running its smallest count;

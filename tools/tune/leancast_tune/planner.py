@@ -33,20 +33,32 @@ class Planner:
         self.correction = 2.0
         self.cap = math.inf   # the most one launch may take (LAUNCH_SHARE of the time left)
         self.cache = {}       # (procs, bytes) -> (sum over candidates, slowest): estimates
+        # Cells known from the calibration only: a launch's timing replaces them (a few
+        # broadcasts of a cell can be hundreds of times its usual time: on this VM the
+        # calibration's slowest 16 KiB was 183 us, where the launches measured a few).
+        self.rough = set()
 
-    def learn(self, run):
-        """Adds a run's medians (the slower method's where both are known)."""
-        table = self.known.setdefault(run["environment"]["procs"], {})
+    def learn(self, run, rough=False):
+        """Adds a run's medians (the slower method's where both are known; a calibration's
+        only until a launch has timed the cell)."""
+        procs = run["environment"]["procs"]
+        table = self.known.setdefault(procs, {})
         self.cache = {}
         for cell in run["results"]:
             key = (cell["algorithm"], cell["bytes"])
             seconds = cell["summary"]["seconds_per_bcast"]["median"]
-            table[key] = max(table.get(key, 0.0), seconds)
+            if rough or (procs, key) in self.rough:
+                table[key] = seconds
+            else:
+                table[key] = max(table.get(key, 0.0), seconds)
+            (self.rough.add if rough else self.rough.discard)((procs, key))
 
     def calibrate(self, run, wall):
-        """From the one-broadcast-per-cell run: launch overhead and data-check cost."""
-        self.learn(run)
-        timed = sum(2 * c["summary"]["seconds_per_bcast"]["median"] for c in run["results"])
+        """From the calibration run (a checked broadcast, then a median of a few timed ones
+        per cell): launch overhead and data-check cost."""
+        self.learn(run, rough=True)
+        timed = sum((1 + run["options"]["reps"]) * c["summary"]["seconds_per_bcast"]["median"]
+                    for c in run["results"])
         checked = sum(2 * c["bytes"] for c in run["results"])
         self.overhead = max(0.3, wall - run["wall_seconds"])
         self.per_byte = min(1e-8, max(1e-10, (run["wall_seconds"] - timed) / max(1, checked)))
