@@ -77,7 +77,7 @@ TEST_P(WithinNode, SizesAroundLineSegmentAndWindowBoundaries) {
   }
 }
 
-// 6 MiB through a window of 4 KiB slots (256 of them: 1536 segments, each slot reused 6
+// 6 MiB through a window of 4 KiB slots (16 of them: 1536 segments, each slot reused 96
 // times), then the same with 1 MiB slots (the largest, 8 of them).
 TEST_P(WithinNode, FarBeyondTheWindow) {
   const int procs = world_size();
@@ -90,12 +90,12 @@ TEST_P(WithinNode, FarBeyondTheWindow) {
 
 // Small broadcasts back to back, the root moving among all ranks but the last, which lags
 // now and then while the others run ahead of it by more than the window's slots (16 of
-// 64 KiB, 256 of 4 KiB): a writer that reused a slot before the lagging reader had copied
+// 64 KiB, 8 of 1 MiB): a writer that reused a slot before the lagging reader had copied
 // it out (shm's writer remembers how far the readers were when it last looked,
 // SharedWindow::free_below) shows here as a wrong byte or a segment of another broadcast.
 TEST_P(WithinNode, SmallBroadcastsBackToBackPastALaggingReader) {
   const int procs = world_size(), rank = world_rank();
-  for (std::uint64_t slot : {std::uint64_t{65536}, std::uint64_t{4096}}) {
+  for (std::uint64_t slot : {std::uint64_t{65536}, std::uint64_t{1} << 20}) {
     const int slots = static_cast<int>(window_of(slot) / slot);
     const std::string name = level(std::to_string(slot));
     for (int i = 0; i < 6 * slots + 16; ++i) {

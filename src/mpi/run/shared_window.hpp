@@ -47,15 +47,18 @@
 
 namespace leancast::detail {
 
-// Slots in a window: as many as fit kSharedSlotBudget bytes of data, from 8 to 256. A writer
+// Slots in a window: as many as fit kSharedSlotBudget bytes of data, from 8 to 16. A writer
 // runs at most slots() segments ahead of its slowest reader, and learns that one is free
 // only through a cache line's round trip between cores (1.3-1.8 us on the VM of
 // docs/benchmarks/within-node): back-to-back broadcasts of 64 B with 8 slots ran at 8 per
-// round trip, 0.84x Open MPI's vader (whose ring holds many small messages); small slots are
-// cheap, so a window of small slots has many. Large slots stay at 8, as MPICH's release_gather
-// keeps 4 cells (of 32 KiB by default), so that a window stays at a few MiB per node.
+// round trip, 0.83-1.25x Open MPI's vader (whose ring holds many small messages), with 16
+// 1.66-2.04x, with 64-256 2.05-2.20x (docs/benchmarks/shm-slots). Each slot costs a page
+// fault per rank the first time a segment lands in it (13 us on that VM: 128 slots added
+// 3.5 ms to the first thousand 1 KiB broadcasts of a communicator), so no more than 16.
+// Large slots stay at 8, as MPICH's release_gather keeps 4 cells (of 32 KiB by default),
+// so that a window stays at a few MiB per node.
 constexpr std::uint64_t kMinSharedSlots = 8;
-constexpr std::uint64_t kMaxSharedSlots = 256;
+constexpr std::uint64_t kMaxSharedSlots = 16;
 constexpr std::uint64_t kSharedSlotBudget = std::uint64_t{1} << 20;
 
 struct alignas(64) SlotHeader {
