@@ -33,9 +33,10 @@ std::string fresh_name() {
 
 // Maps the object `fd` names; the descriptor is closed either way. errno on failure.
 // MAP_POPULATE maps every page now, at the window's making, instead of one fault per page at
-// its first use (13 us a fault on the VM of docs/benchmarks/within-node). A shared mapping's
-// pages come read-only, so each page's first write still traps: online tuning's trials,
-// which land in fresh slots, still pay that (docs/auto.md, "Online tuning: a 1000-broadcast job").
+// its first use (a shared mapping's pages come read-only, so each page's first write still
+// traps). Not measured side by side against lazy mapping; it did not remove what a window's
+// first broadcasts cost more than later ones (docs/auto.md, "Online tuning: a 1000-broadcast
+// job"), whose cause is not known.
 int map(int fd, std::uint64_t bytes, SharedMapping& out) {
   void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
   const int failed = base == MAP_FAILED ? errno : 0;

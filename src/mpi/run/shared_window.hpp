@@ -52,9 +52,9 @@ namespace leancast::detail {
 // only through a cache line's round trip between cores (1.3-1.8 us on the VM of
 // docs/benchmarks/within-node): back-to-back broadcasts of 64 B with 8 slots ran at 8 per
 // round trip, 0.83-1.25x Open MPI's vader (whose ring holds many small messages), with 16
-// 1.66-2.04x, with 64-256 2.05-2.20x (docs/benchmarks/shm-slots). Each slot costs a page
-// fault per rank the first time a segment lands in it (13 us on that VM: 128 slots added
-// 3.5 ms to the first thousand 1 KiB broadcasts of a communicator), so no more than 16.
+// 1.66-2.04x, with 64-256 2.05-2.20x (docs/benchmarks/shm-slots). A slot's first use costs
+// more than its later ones (on that VM 128 slots of 8 KiB added 3.5 ms to a communicator's
+// first thousand 1 KiB broadcasts, about 13 us a slot and rank), so no more than 16.
 // Large slots stay at 8, as MPICH's release_gather keeps 4 cells (of 32 KiB by default),
 // so that a window stays at a few MiB per node.
 constexpr std::uint64_t kMinSharedSlots = 8;
