@@ -31,18 +31,28 @@ std::string fresh_name() {
   return fmt::format("/leancast-{}-{}", static_cast<long>(getpid()), made.fetch_add(1));
 }
 
-// Maps the object `fd` names; the descriptor is closed either way. errno on failure.
-// MAP_POPULATE maps every page now, at the window's making, instead of one fault per page at
-// its first use (a shared mapping's pages come read-only, so each page's first write still
-// traps). Not measured side by side against lazy mapping; it did not remove what a window's
-// first broadcasts cost more than later ones (docs/auto.md, "Online tuning: a 1000-broadcast
-// job"), whose cause is not known.
+// Maps the object `fd` names and reads one byte of each page; the descriptor is closed either
+// way. errno on failure.
+// MAP_POPULATE maps every page now, at the window's making. Yet on the VM of
+// docs/benchmarks/within-node a process's first access to each mapped page, read or write,
+// still took about 4.5 us (no fault counted in the process: the cost lies below the guest's
+// kernel), so that a window's first 16 broadcasts of 1 KiB took about 6 us each against
+// 0.2 us later, and online tuning's trials, which fall on a window's first slots, lost
+// shm below 16 KiB. Reading every page here moves that cost to the window's making, which
+// no trial times and which is collective anyway. Reading changes nothing: no other member
+// uses the window before every member has mapped it (WindowSetup's second round).
 int map(int fd, std::uint64_t bytes, SharedMapping& out) {
   void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
   const int failed = base == MAP_FAILED ? errno : 0;
   close(fd);
-  if (failed == 0) out = SharedMapping(base, bytes);
-  return failed;
+  if (failed != 0) return failed;
+  const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  const auto* bytes_at = static_cast<const volatile unsigned char*>(base);
+  unsigned char seen = 0;
+  for (std::uint64_t at = 0; at < bytes; at += page) seen |= bytes_at[at];
+  (void)seen;
+  out = SharedMapping(base, bytes);
+  return 0;
 }
 
 // The word another member reads to learn whether it may read this process's memory.
