@@ -90,12 +90,12 @@ TEST_P(WithinNode, FarBeyondTheWindow) {
 
 // Small broadcasts back to back, the root moving among all ranks but the last, which lags
 // now and then while the others run ahead of it by more than the window's slots (16 of
-// 64 KiB, 8 of 1 MiB): a writer that reused a slot before the lagging reader had copied
+// 32 KiB, 8 of 1 MiB): a writer that reused a slot before the lagging reader had copied
 // it out (shm's writer remembers how far the readers were when it last looked,
 // SharedWindow::free_below) shows here as a wrong byte or a segment of another broadcast.
 TEST_P(WithinNode, SmallBroadcastsBackToBackPastALaggingReader) {
   const int procs = world_size(), rank = world_rank();
-  for (std::uint64_t slot : {std::uint64_t{65536}, std::uint64_t{1} << 20}) {
+  for (std::uint64_t slot : {std::uint64_t{32768}, std::uint64_t{1} << 20}) {
     const int slots = static_cast<int>(window_of(slot) / slot);
     const std::string name = level(std::to_string(slot));
     for (int i = 0; i < 6 * slots + 16; ++i) {
