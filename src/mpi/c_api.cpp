@@ -1,6 +1,8 @@
 // The C entry points; the C++ API and these share detail::bcast.
 #include <leancast/leancast.h>
 
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "mpi/bcast.hpp"
@@ -12,10 +14,20 @@ namespace {
 
 using namespace leancast::detail;
 
+// The last name this thread parsed and what it parsed to: a program names the same
+// algorithm call after call, and parsing a name costs about 40 ns, a sixth of a 64 B
+// broadcast through shared memory.
+struct LastName {
+  std::string text;
+  std::optional<leancast::AlgorithmSpec> spec;
+};
+
 // A broadcast with the algorithm named by `algorithm` (nullptr or "": the settings decide).
 int named(const BcastCall& call, const char* algorithm, const NonblockingCall* nonblocking) {
   if (nonblocking != nullptr) *nonblocking->request = MPI_REQUEST_NULL;
   if (algorithm == nullptr || *algorithm == '\0') return bcast(call, std::nullopt, nonblocking);
+  thread_local LastName last;
+  if (last.spec && last.text == algorithm) return bcast(call, last.spec, nonblocking);
   std::string why;
   const auto parsed = leancast::parse_algorithm_spec(algorithm, &why);
   if (!parsed) {
@@ -27,6 +39,7 @@ int named(const BcastCall& call, const char* algorithm, const NonblockingCall* n
     }
     return raise_problem(call.comm, Problem::unknown_algorithm);
   }
+  last = {algorithm, parsed};
   return bcast(call, parsed, nonblocking);
 }
 
