@@ -36,9 +36,9 @@ std::string fresh_name() {
 // MAP_POPULATE maps every page now, at the window's making. Yet on the VM of
 // docs/benchmarks/within-node a process's first access to each mapped page, read or write,
 // still took about 4.5 us (no fault counted in the process: the cost lies below the guest's
-// kernel), so that a window's first 16 broadcasts of 1 KiB took about 6 us each against
-// 0.2 us later, and online tuning's trials, which fall on a window's first slots, lost
-// shm below 16 KiB. Reading every page here moves that cost to the window's making, which
+// kernel), so that calls 2-16 of a fresh communicator's shm broadcasts of 1 KiB took
+// 20.7 us each against 0.31 us with this read (docs/benchmarks/shm-first-calls), and online
+// tuning's trials, which fall on a window's first slots, lost shm below 16 KiB. Reading every page here moves that cost to the window's making, which
 // no trial times and which is collective anyway. Reading changes nothing: no other member
 // uses the window before every member has mapped it (WindowSetup's second round).
 int map(int fd, std::uint64_t bytes, SharedMapping& out) {
