@@ -9,9 +9,8 @@
 # Usage: scripts/auto-vs-mpi.sh [real] [sim]   (default both; real wants an idle machine)
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
-# MPI_Bcast as Open MPI runs it by default where the kernel allows: vader's single copy by
-# cross-memory attach (env.sh turns it off for the tests; an earlier container refused it).
-export OMPI_MCA_btl_vader_single_copy_mechanism=cma
+# MPI_Bcast as Open MPI runs it by default (env.sh).
+library_defaults
 "$LEANCAST_ROOT/scripts/install-deps.sh"
 out="$LEANCAST_ROOT/docs/auto/vs-mpi"
 mkdir -p "$out"

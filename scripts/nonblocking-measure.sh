@@ -10,9 +10,8 @@
 # Usage: scripts/nonblocking-measure.sh [openmpi|mpich|all] [PROCS...]   (default all, 2 4)
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
-# MPI_Bcast as Open MPI runs it by default where the kernel allows: vader's single copy by
-# cross-memory attach (env.sh turns it off for the tests; an earlier container refused it).
-export OMPI_MCA_btl_vader_single_copy_mechanism=cma
+# MPI_Bcast as Open MPI runs it by default (env.sh).
+library_defaults
 what="${1:-all}"
 shift || true
 procs_list=("${@:-2 4}")

@@ -9,9 +9,8 @@
 # Usage: scripts/online-tuning.sh [real|sim|all]   (default all)
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
-# MPI_Bcast as Open MPI runs it by default where the kernel allows: vader's single copy by
-# cross-memory attach (env.sh turns it off for the tests; an earlier container refused it).
-export OMPI_MCA_btl_vader_single_copy_mechanism=cma
+# MPI_Bcast as Open MPI runs it by default (env.sh).
+library_defaults
 what="${1:-all}"
 out="$LEANCAST_ROOT/docs/benchmarks/online-tuning"
 mkdir -p "$out"

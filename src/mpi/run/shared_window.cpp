@@ -38,8 +38,9 @@ std::string fresh_name() {
 // still took about 4.5 us (no fault counted in the process: the cost lies below the guest's
 // kernel), so that calls 2-16 of a fresh communicator's shm broadcasts of 1 KiB took
 // 20.7 us each against 0.31 us with this read (docs/benchmarks/shm-first-calls), and online
-// tuning's trials, which fall on a window's first slots, lost shm below 16 KiB. Reading every page here moves that cost to the window's making, which
-// no trial times and which is collective anyway. Reading changes nothing: no other member
+// tuning's trials, which fall on a window's first slots, lost shm below 16 KiB. Reading
+// every page here moves that cost to the window's making, which no trial times and which is
+// collective anyway. Reading changes nothing: no other member
 // uses the window before every member has mapped it (WindowSetup's second round).
 int map(int fd, std::uint64_t bytes, SharedMapping& out) {
   void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);

@@ -56,8 +56,9 @@ namespace leancast::detail {
 // costs each member a few microseconds when the window is made on that VM (map() in
 // shared_window.cpp), so no more than 16, and 512 KiB of data: 16 slots up to 32 KiB, 8
 // from 64 KiB (8 and 16 slots of 64 KiB ran alike from 64 KiB there; a window of 16 took
-// 4.0-4.5 ms to make, of 8 2.1-2.6 ms: docs/benchmarks/shm-first-calls). Large slots stay at 8, as MPICH's release_gather
-// keeps 4 cells (of 32 KiB by default), so that a window stays at a few MiB per node.
+// 4.0-4.5 ms to make, of 8 2.1-2.6 ms: docs/benchmarks/shm-first-calls). Large slots stay
+// at 8, as MPICH's release_gather keeps 4 cells (of 32 KiB by default), so that a window
+// stays at a few MiB per node.
 constexpr std::uint64_t kMinSharedSlots = 8;
 constexpr std::uint64_t kMaxSharedSlots = 16;
 constexpr std::uint64_t kSharedSlotBudget = std::uint64_t{1} << 19;
