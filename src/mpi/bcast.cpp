@@ -144,6 +144,10 @@ int raise_outcome(MPI_Comm comm, const Outcome& outcome) {
   return raise_message(comm, outcome.code, outcome.message);
 }
 
+int raise_copies(MPI_Comm comm, const CopiesAtOnce& copies, int rc) {
+  return rc == MPI_SUCCESS ? rc : raise_message(comm, rc, copies.message());
+}
+
 // Runs a leancast schedule (BroadcastRun, the one run path): started as a task for a
 // nonblocking call, set up for a persistent one, and for a blocking one run to its end at
 // once, or as one more task where tasks are outstanding (so that it steps them).
@@ -176,8 +180,11 @@ int run_schedule(const BcastCall& call, const Decision& decision, PrivateComm& s
     // Taken before the short cut: every rank counts every run alike, whichever way it runs
     // (one rank's type may have gaps where another's has none).
     const std::uint32_t sequence = state.next_sequence();
-    if (Outcome outcome; BroadcastRun::copies_at_once(plan, outcome)) {
-      return raise_outcome(call.comm, outcome);
+    if (CopiesAtOnce* copies = state.copies_at_once(plan)) {
+      if (SharedWindow* window = copies->window()) {
+        record_bcast(decision, state.size(), info.bytes, state.nodes());
+        return raise_copies(call.comm, *copies, copies->run(call.buf, window));
+      }
     }
     // The executors' MPI_Waitsome and the rest go straight to the library (a copy through
     // shared memory makes none).
@@ -311,6 +318,21 @@ const PrivateComm::LastCall* repeated(const BcastCall& call,
 }
 
 }  // namespace
+
+int copies_again(const BcastCall& call, PrivateComm& state, const PrivateComm::LastCall& last) {
+  try {
+    CopiesAtOnce& copies = state.kept_copies();
+    SharedWindow* window = copies.window();
+    if (window == nullptr) return kWholeWay;
+    state.next_sequence();  // as every run counts it (run_schedule)
+    record_bcast(last.decision, state.size(), last.info.bytes, state.nodes());
+    return raise_copies(call.comm, copies, copies.run(call.buf, window));
+  } catch (const std::bad_alloc&) {
+    return raise_code(call.comm, MPI_ERR_NO_MEM);
+  } catch (...) {
+    return raise_code(call.comm, MPI_ERR_INTERN);
+  }
+}
 
 // Out of line: its frame stays off the short way's.
 [[gnu::noinline]] int bcast_whole(const BcastCall& call,

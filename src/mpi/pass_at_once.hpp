@@ -1,11 +1,14 @@
-// A deferral's short way: a blocking broadcast that repeats the last one on its communicator
-// (the same count, predefined datatype, root and named algorithm; any buffer but the ones
-// check_buffer refuses), where that one was decided for the library's broadcast, goes
-// straight to PMPI_Bcast when nothing else would happen on the way: LEANCAST_VERBOSE off (no
-// count), online tuning not trying the call, no leancast broadcast outstanding (which a
-// blocking call must step). Loads and compares, no stack frame: the whole path's five frames
-// push registers right behind the library's last stores (a barrier's, say) and cost a 64 B
-// deferral to Open MPI's coll sm 0.86-0.95x of its time (docs/benchmarks/call-path/).
+// The short ways of a repeated call: a blocking broadcast that repeats the last one on its
+// communicator (the same count, predefined datatype, root and named algorithm; any buffer but
+// the ones check_buffer refuses), when nothing else would happen on the way (online tuning
+// not trying the call, no leancast broadcast outstanding, which a blocking call must step):
+//  - where the last one was decided for the library's broadcast and LEANCAST_VERBOSE is off
+//    (no count), straight to PMPI_Bcast. Loads and compares, no stack frame: the whole
+//    path's five frames push registers right behind the library's last stores (a barrier's,
+//    say) and cost a 64 B deferral to Open MPI's coll sm 0.86-0.95x of its time
+//    (docs/benchmarks/call-path/);
+//  - where it ran copies at once (CopiesAtOnce, mpi/run/broadcast_run.hpp), through those
+//    copies again, one call away (copies_again).
 #pragma once
 
 #include "mpi/base/pass_through.hpp"
@@ -16,33 +19,60 @@
 
 namespace leancast::detail {
 
-// `named`: the algorithm the call names (nullptr: none). Always inline: the entry points
-// (leancast::bcast, the interposer's MPI_Bcast) make no call but the library's on this way.
-[[gnu::always_inline]] inline bool passes_at_once(const BcastCall& call, const AlgorithmSpec* named) {
+// What copies_again returns where the window is not there now: the caller takes the whole
+// path (no MPI error code is negative).
+constexpr int kWholeWay = -1;
+
+// The last call's copies at once, run again for `call`; bcast.cpp. Out of line: one call.
+int copies_again(const BcastCall& call, PrivateComm& state, const PrivateComm::LastCall& last);
+
+// The last call, if `call` repeats it and may take a short way. `named`: the algorithm the
+// call names (nullptr: none). Always inline: the entry points (leancast::bcast, the
+// interposer's MPI_Bcast) make no call but the library's (or copies_again) on this way.
+[[gnu::always_inline]] inline const PrivateComm::LastCall* short_way(const BcastCall& call,
+                                                                     const AlgorithmSpec* named) {
 #ifdef LEANCAST_SMPI
   (void)call;
   (void)named;
-  return false;
+  return nullptr;
 #else
   const LastFound& found = last_found;
   if (found.state == nullptr || found.user != call.comm ||
       found.freed != hot_words.states_freed.load(std::memory_order_acquire)) {
-    return false;
+    return nullptr;
   }
   const PrivateComm::LastCall* last = found.state->repeat_of(call, named);
-  if (last == nullptr || check_buffer(call, true) || tasks_outstanding()) return false;
-  using Passes = PrivateComm::LastCall::Passes;
-  return last->passes == Passes::always ||
-         (last->passes == Passes::unless_tuning && !tuning_online());
+  if (last == nullptr || check_buffer(call, true) || tasks_outstanding()) return nullptr;
+  return last;
 #endif
 }
 
-// A blocking broadcast from an entry point: the short way where it applies, else `whole()`.
+// Where the last call was decided for the library's broadcast: to PMPI_Bcast at once.
+[[gnu::always_inline]] inline bool passes(const PrivateComm::LastCall& last) {
+  using Passes = PrivateComm::LastCall::Passes;
+  return last.passes == Passes::always ||
+         (last.passes == Passes::unless_tuning && !tuning_online());
+}
+
+// Where it ran copies at once: those copies again.
+[[gnu::always_inline]] inline bool copies_again_apply(const PrivateComm::LastCall& last) {
+  return last.copies && !(last.decision.tunable && tuning_online());
+}
+
+[[gnu::always_inline]] inline bool passes_at_once(const BcastCall& call, const AlgorithmSpec* named) {
+  const PrivateComm::LastCall* last = short_way(call, named);
+  return last != nullptr && passes(*last);
+}
+
+// A blocking broadcast from an entry point: a short way where one applies, else `whole()`.
 template <class Whole>
 [[gnu::always_inline]] inline int pass_at_once_or(const BcastCall& call, const AlgorithmSpec* named,
                                                   Whole&& whole) {
-  if (passes_at_once(call, named)) {
-    return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
+  if (const PrivateComm::LastCall* last = short_way(call, named)) {
+    if (passes(*last)) return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
+    if (copies_again_apply(*last)) {
+      if (const int rc = copies_again(call, *last_found.state, *last); rc != kWholeWay) return rc;
+    }
   }
   return whole();
 }

@@ -183,8 +183,8 @@ TEST_P(WithinNode, StridedDatatype) {
 }
 
 // The same broadcast described by different types on different ranks (MPI allows it where
-// the type signatures match): the root's ints run their copies at once
-// (BroadcastRun::copies_at_once), the others' contiguous derived type takes the whole run.
+// the type signatures match): the root's ints run their copies at once (CopiesAtOnce,
+// mpi/run/broadcast_run.hpp), the others' contiguous derived type takes the whole run.
 // Both count the broadcast, so the message broadcasts after it still match their tags
 // (broadcast_tag.hpp): a rank whose count fell behind would wait for another tag.
 TEST_P(WithinNode, TypesThatDifferAmongRanksKeepTheBroadcastsInStep) {

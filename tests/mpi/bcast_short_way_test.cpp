@@ -1,7 +1,9 @@
-// A deferral's short way (src/mpi/pass_at_once.hpp): only a blocking repeat of a call decided
-// for the library's broadcast goes straight to it, and those repeats deliver; another count,
-// root, buffer or named algorithm, a leancast broadcast outstanding, or online tuning trying
-// the call take the whole path.
+// The short ways of a repeated call (src/mpi/pass_at_once.hpp): only a blocking repeat of a
+// call decided for the library's broadcast goes straight to it, and only a repeat of one that
+// ran copies at once runs those copies again; their repeats deliver, into any buffer, across
+// a window that grows and a program cache that forgets; another count, root, buffer or named
+// algorithm, a leancast broadcast outstanding, or online tuning trying the call take the
+// whole path.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,6 +21,13 @@ namespace {
 
 using detail::BcastCall;
 using detail::passes_at_once;
+using detail::short_way;
+
+// Whether a repeat of `call` would run the last call's copies at once again.
+bool copies_again(const BcastCall& call, const AlgorithmSpec& named) {
+  const detail::PrivateComm::LastCall* last = short_way(call, &named);
+  return last != nullptr && detail::copies_again_apply(*last);
+}
 
 class ShortWay : public ::testing::Test {
  protected:
@@ -30,14 +39,17 @@ class ShortWay : public ::testing::Test {
   }
   void TearDown() override { MPI_Comm_free(&comm_); }
 
-  // Broadcasts 16 ints from `root` (seed + i) and counts the ranks that did not get them all.
-  int broadcast(int root, int seed, const std::optional<AlgorithmSpec>& algorithm) {
+  // Broadcasts 16 ints from `root` (seed + i) and counts the ranks that did not get them all;
+  // into `into` (of 16 ints or more) where given.
+  int broadcast(int root, int seed, const std::optional<AlgorithmSpec>& algorithm,
+                std::vector<int>* into = nullptr) {
+    std::vector<int>& data = into != nullptr ? *into : data_;
     const int rank = world_rank();
-    for (int i = 0; i < 16; ++i) data_[i] = rank == root ? seed + i : -1;
-    const int rc = algorithm ? bcast(data_.data(), 16, MPI_INT, root, comm_, *algorithm)
-                             : bcast(data_.data(), 16, MPI_INT, root, comm_);
+    for (int i = 0; i < 16; ++i) data[i] = rank == root ? seed + i : -1;
+    const int rc = algorithm ? bcast(data.data(), 16, MPI_INT, root, comm_, *algorithm)
+                             : bcast(data.data(), 16, MPI_INT, root, comm_);
     int wrong = rc != MPI_SUCCESS;
-    for (int i = 0; i < 16; ++i) wrong |= data_[i] != seed + i;
+    for (int i = 0; i < 16; ++i) wrong |= data[i] != seed + i;
     int ranks_wrong = 0;
     MPI_Allreduce(&wrong, &ranks_wrong, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     return ranks_wrong;
@@ -98,6 +110,72 @@ TEST_F(ShortWay, NotWhileOnlineTuningMayTryTheCall) {
   ASSERT_TRUE(set_tuning("online"));
   EXPECT_FALSE(passes_at_once(call(0), nullptr));
   ASSERT_TRUE(set_tuning(""));
+}
+
+// shm, and cma where cross-memory attach is permitted (else it runs as shm through the whole
+// run, every time): the second broadcast of a shape aims the copies at it, and its repeats
+// run them again, with the buffer each call's (two buffers in turn) and the data right.
+TEST_F(ShortWay, RepeatedCopiesRunAgainIntoAnyBuffer) {
+  if (world_size() < 2) GTEST_SKIP() << "one rank copies nothing";
+  std::vector<int> other(32, 0);
+  for (const char* name : {"shm:8K", "cma"}) {
+    const AlgorithmSpec named = *parse_algorithm_spec(name);
+    ASSERT_EQ(broadcast(0, 7, named), 0) << name;
+    const std::uint64_t as_shm = detail::cma_runs_as_shm();
+    ASSERT_EQ(broadcast(0, 8, named), 0) << name;
+    if (detail::cma_runs_as_shm() != as_shm) {
+      EXPECT_FALSE(copies_again(call(0), named)) << name << " runs as shm";
+      continue;
+    }
+    EXPECT_TRUE(copies_again(call(0), named)) << name;
+    EXPECT_FALSE(passes_at_once(call(0), &named)) << name;
+    EXPECT_FALSE(copies_again(call(0, 15), named)) << name << ": another count";
+    for (int seed = 100; seed < 160; ++seed) {
+      ASSERT_EQ(broadcast(0, seed, named, seed % 2 != 0 ? &other : nullptr), 0)
+          << name << ", seed " << seed;
+    }
+    EXPECT_FALSE(copies_again(call(1), named)) << name << ": another root";
+    ASSERT_EQ(broadcast(1, 9, named), 0) << name;
+    EXPECT_TRUE(copies_again(call(1), named)) << name << ": root 1's shape now";
+    EXPECT_FALSE(copies_again(call(0), named)) << name << ": no longer root 0's";
+    for (int seed = 200; seed < 220; ++seed) {
+      ASSERT_EQ(broadcast(1, seed, named, seed % 2 != 0 ? &other : nullptr), 0)
+          << name << ", seed " << seed;
+    }
+  }
+}
+
+// A nonblocking broadcast with larger slots grows the window under the kept copies (the
+// last blocking call stays the same); the repeats after it run through the new window.
+// Nonblocking broadcasts of more shapes than the program cache holds drop the kept copies'
+// program: the next repeat takes the whole path, aims again, and both deliver.
+TEST_F(ShortWay, KeptCopiesFollowTheWindowAndTheProgramCache) {
+  if (world_size() < 2) GTEST_SKIP() << "one rank copies nothing";
+  const AlgorithmSpec shm = *parse_algorithm_spec("shm:8K");
+  ASSERT_EQ(broadcast(0, 7, shm), 0);
+  ASSERT_EQ(broadcast(0, 8, shm), 0);
+  ASSERT_TRUE(copies_again(call(0), shm));
+  std::vector<unsigned char> big(1 << 20, 0);
+  auto nonblocking = [&](int bytes, const char* name, unsigned char value) {
+    for (int i = 0; i < bytes; ++i) big[i] = world_rank() == 0 ? value : 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (ibcast(big.data(), bytes, MPI_BYTE, 0, comm_, *parse_algorithm_spec(name), &request) !=
+            MPI_SUCCESS ||
+        MPI_Wait(&request, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+      return false;
+    }
+    return std::count(big.begin(), big.begin() + bytes, value) == bytes;
+  };
+  ASSERT_TRUE(nonblocking(1 << 20, "shm:1M", 3)) << "grows the window to 1 MiB slots";
+  EXPECT_TRUE(copies_again(call(0), shm));
+  for (int seed = 100; seed < 120; ++seed) ASSERT_EQ(broadcast(0, seed, shm), 0) << seed;
+  for (int shape = 1; shape <= 17; ++shape) {
+    ASSERT_TRUE(nonblocking(shape * 1000, "shm:8K", static_cast<unsigned char>(shape))) << shape;
+  }
+  EXPECT_FALSE(copies_again(call(0), shm)) << "its program left the cache";
+  ASSERT_EQ(broadcast(0, 9, shm), 0);
+  EXPECT_TRUE(copies_again(call(0), shm)) << "aimed again";
+  for (int seed = 300; seed < 320; ++seed) ASSERT_EQ(broadcast(0, seed, shm), 0) << seed;
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ const std::shared_ptr<const Program>& PrivateComm::program(const AlgorithmSpec& 
   const Key key{algorithm, root, bytes};
   for (auto it = recent_.begin(); it != recent_.end(); ++it) {
     if (it->first == key) {
-      recent_.splice(recent_.begin(), recent_, it);
+      if (it != recent_.begin()) recent_.splice(recent_.begin(), recent_, it);
       return it->second;
     }
   }
@@ -66,8 +66,28 @@ const std::shared_ptr<const Program>& PrivateComm::program(const AlgorithmSpec& 
       make_schedule(algorithm, BcastShape{size_, root, bytes, nodes_}, rank_),
       broadcast_signature(algorithm, root, bytes));
   recent_.emplace_front(key, std::move(made));
-  if (recent_.size() > kCachedPrograms) recent_.pop_back();
+  if (recent_.size() > kCachedPrograms) {
+    if (copies_.program() == recent_.back().second.get()) {
+      copies_.forget();
+      last_call_.copies = false;
+    }
+    recent_.pop_back();
+  }
   return recent_.front().second;
+}
+
+CopiesAtOnce* PrivateComm::copies_at_once(const BroadcastPlan& plan) {
+  if (!copies_.aimed_at(plan)) {
+    if (!CopiesAtOnce::suits(plan)) return nullptr;
+    copies_.aim(plan);
+    last_call_.copies = false;
+  }
+  LastCall& last = last_call_;
+  if (!last.copies) {
+    last.copies = last.count == plan.call.count && last.type == plan.call.type &&
+                  last.root == plan.call.root && last.decision.algorithm == plan.decision.algorithm;
+  }
+  return &copies_;
 }
 
 SharedWindow* PrivateComm::current_window(bool per_node, std::uint64_t slot_bytes) const {

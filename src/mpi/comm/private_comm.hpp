@@ -109,6 +109,9 @@ class PrivateComm final : public RunComm {
     // `always` where it was decided for it and LEANCAST_VERBOSE is off (nothing to count);
     // `unless_tuning` where that was auto's choice, which online tuning may try otherwise.
     enum class Passes : unsigned char { never, always, unless_tuning } passes = Passes::never;
+    // The communicator's copies at once are aimed at this call's shape: a repeat runs them
+    // again (mpi/pass_at_once.hpp).
+    bool copies = false;
     std::optional<AlgorithmSpec> call;
     TypeInfo info;
     Decision decision;
@@ -129,8 +132,15 @@ class PrivateComm final : public RunComm {
                               ? Passes::never
                           : decision.tunable ? Passes::unless_tuning
                                              : Passes::always;
-    last_call_ = {call.count, call.type, call.root, named.has_value(), passes, named, info, decision};
+    last_call_ = {call.count, call.type, call.root, named.has_value(), passes, false, named, info,
+                  decision};
   }
+
+  // The copies a blocking broadcast of `plan` runs at once (CopiesAtOnce, broadcast_run.hpp):
+  // the communicator's one, aimed at the plan's shape if it is not already, or null where the
+  // plan needs the whole run. Where the plan is the last call's shape, its repeats run it again.
+  CopiesAtOnce* copies_at_once(const BroadcastPlan& plan);
+  CopiesAtOnce& kept_copies() { return copies_; }
 
   // The shared window shm broadcasts go through, with slots of at least `slot_bytes`: the
   // whole communicator's (flat shm) or this rank's node's (node-aware:X/shm). Made (or
@@ -177,6 +187,7 @@ class PrivateComm final : public RunComm {
     std::string why;
   };
   std::array<Shared, 2> shared_;  // [0] the communicator's, [1] the node's
+  CopiesAtOnce copies_;  // aimed at a program of recent_ (forgotten when it leaves)
 };
 
 // The private state of `user` (an intracommunicator), made collectively if there is none

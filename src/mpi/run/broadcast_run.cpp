@@ -105,34 +105,63 @@ bool BroadcastRun::calls_library() {
   return stage_ == Stage::window && window_ == nullptr;
 }
 
-bool BroadcastRun::copies_at_once(const BroadcastPlan& plan, Outcome& outcome) {
+bool CopiesAtOnce::suits(const BroadcastPlan& plan) {
   const Program& program = *plan.program;
-  if (!plan.info.in_place || !program.operations.empty() ||
-      (program.shared.empty() && program.cross.empty())) {
-    return false;
-  }
-  SharedWindow* window = plan.state->current_window(per_node(plan), slot_needed(plan));
-  if (window == nullptr || (!program.cross.empty() && !window->cross_allowed())) return false;
-  record_bcast(plan.decision, plan.state->size(), plan.info.bytes, plan.state->nodes());
-  ByteBuffer buffer;
-  const BcastCall& call = plan.call;
-  if (int rc = buffer.open(call.buf, call.count, call.type, plan.info,
-                           plan.state->rank() == call.root, plan.state->comm());
-      rc != MPI_SUCCESS) {
-    outcome = {rc, {}};
-    return true;
-  }
-  const SharedRun run = copy_run(plan, buffer, window, false);
-  if (program.cross.empty()) {
-    SharedProgress copies(run);
-    copies.advance(true);
-    outcome = copies.outcome();
+  return plan.info.in_place && program.operations.empty() &&
+         !(program.shared.empty() && program.cross.empty());
+}
+
+void CopiesAtOnce::aim(const BroadcastPlan& plan) {
+  forget();
+  program_ = plan.program.get();
+  state_ = plan.state;
+  call_ = plan.call;
+  call_.buf = nullptr;
+  info_ = plan.info;
+  per_node_ = per_node(plan);
+  slot_ = slot_needed(plan);
+  stream_ = copy_run(plan, buffer_, nullptr, false).stream;
+}
+
+void CopiesAtOnce::forget() {
+  program_ = nullptr;
+  copies_ = nullptr;
+  shared_.reset();
+  cross_.reset();
+}
+
+SharedWindow* CopiesAtOnce::window() const {
+  SharedWindow* window = state_->current_window(per_node_, slot_);
+  return window != nullptr && (program_->cross.empty() || window->cross_allowed()) ? window
+                                                                                    : nullptr;
+}
+
+const std::string& CopiesAtOnce::message() const {
+  static const std::string none;
+  return copies_ != nullptr ? copies_->outcome().message : none;
+}
+
+int CopiesAtOnce::run(void* buf, SharedWindow* window) {
+  if (copies_ != nullptr) {
+    buffer_.rebind_in_place(buf);
+    copies_->restart(window);
   } else {
-    CrossProgress copies(run);
-    copies.advance(true);
-    outcome = copies.outcome();
+    const bool is_root = state_->rank() == call_.root;
+    if (int rc = buffer_.open(buf, call_.count, call_.type, info_, is_root, state_->comm());
+        rc != MPI_SUCCESS) {
+      return rc;
+    }
+    const SharedRun run{.program = program_,
+                        .buffer = &buffer_,
+                        .window = window,
+                        .rank = state_->rank(),
+                        .flagged = false,
+                        .stream = stream_};
+    copies_ = program_->cross.empty() ? static_cast<CopyRun*>(&shared_.emplace(run))
+                                      : static_cast<CopyRun*>(&cross_.emplace(run));
   }
-  return true;
+  copies_->advance(true);
+  return copies_->outcome().code;
 }
 
 void BroadcastRun::start() {

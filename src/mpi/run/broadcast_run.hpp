@@ -94,15 +94,6 @@ class BroadcastRun {
   BroadcastRun(const BroadcastRun&) = delete;
   BroadcastRun& operator=(const BroadcastRun&) = delete;
 
-  // A blocking broadcast for which the stages below have nothing to do: its program is
-  // copies alone (shm, or cma where cross-memory attach is allowed) through a window that
-  // is there, on a buffer that holds the bytes as they are (a predefined type without
-  // gaps). Runs the same executor (SharedProgress, CrossProgress) to its end at once and
-  // returns true with `outcome`; false, having done nothing, where the plan needs the whole
-  // run. Making and unmaking a run was 110 of the 280 ns a 64 B shm broadcast took
-  // (docs/benchmarks/call-path/summary.md#the-fourth-cut-copies-at-once-c8dbd4d).
-  static bool copies_at_once(const BroadcastPlan& plan, Outcome& outcome);
-
   // What a nonblocking start does: goes as far as it can without completing a message.
   void start();
   // True once the broadcast is over on this rank (outcome() says how).
@@ -146,6 +137,53 @@ class BroadcastRun {
   MPI_Request library_ = MPI_REQUEST_NULL;
   bool fallback_ = false;
   Outcome outcome_;
+};
+
+// A blocking broadcast whose stages but the copies have nothing to do: its program is copies
+// alone (shm, or cma where cross-memory attach is allowed), on a buffer in place (a
+// predefined type without gaps), through a window that is there. It runs the copies'
+// executor (SharedProgress or CrossProgress, the objects BroadcastRun holds) to its end at
+// once, without BroadcastRun's stages: making and unmaking a run was 110 of the 280 ns a 64 B
+// shm broadcast took (docs/benchmarks/call-path/summary.md#the-fourth-cut-copies-at-once-c8dbd4d).
+//
+// Each communicator keeps one (PrivateComm::copies_at_once), aimed at the shape it last ran,
+// and a repeat of that shape runs it again with only the buffer new: a broadcast that follows
+// a barrier issues its stores behind the barrier's last store to a line another core reads,
+// and once the core's store queue is full it stalls until that line comes back. A run made
+// afresh stored 170 words before its data; after Open MPI's coll sm barrier that stall was
+// 150-200 ns on this VM's far placement (docs/benchmarks/call-path/summary.md#the-sixth-cut).
+class CopiesAtOnce {
+ public:
+  // Whether `plan` runs this way where its window is there.
+  static bool suits(const BroadcastPlan& plan);
+  // Aims at `plan` (one that suits): its program must live until forget() or the next aim.
+  void aim(const BroadcastPlan& plan);
+  bool aimed_at(const BroadcastPlan& plan) const {
+    return program_ != nullptr && program_ == plan.program.get() && plan.info.in_place;
+  }
+  const Program* program() const { return program_; }
+  void forget();
+
+  // The window the copies can run through now, else null (the plan takes the whole run).
+  SharedWindow* window() const;
+  // Runs the copies into (the root: from) `buf` through `window` (from window()): an MPI
+  // error code, and where the copies failed, message() says why ("" otherwise).
+  int run(void* buf, SharedWindow* window);
+  const std::string& message() const;
+
+ private:
+  const Program* program_ = nullptr;
+  RunComm* state_ = nullptr;
+  BcastCall call_{};  // count, type and root; the buffer is each run's
+  TypeInfo info_;
+  bool per_node_ = false;
+  std::uint64_t slot_ = 0;
+  bool stream_ = false;
+  ByteBuffer buffer_;
+  // Made at the first run after an aim (it needs the window), restarted by the next ones.
+  std::optional<SharedProgress> shared_;
+  std::optional<CrossProgress> cross_;
+  CopyRun* copies_ = nullptr;
 };
 
 // cma broadcasts this process ran as shm because cross-memory attach was not permitted

@@ -44,6 +44,12 @@ class ByteBuffer {
   // (uninitialised: every byte is packed or received before it is read). Packs nothing.
   int open(void* buf, MPI_Count count, MPI_Datatype type, const TypeInfo& info, bool is_root,
            MPI_Comm comm);
+  // A buffer opened in place (TypeInfo::in_place), bound to another user buffer of the same
+  // count and type: what open() would do, without storing what stays the same.
+  void rebind_in_place(void* buf) {
+    user_ = buf;
+    data_ = static_cast<std::byte*>(buf);
+  }
   std::byte* data() { return data_; }
   // The executor calls prepare before it sends `bytes` (on the root: packs the pieces that
   // cover them and are not packed yet) and received after a receive of `bytes` completed

@@ -122,12 +122,14 @@ struct SharedRun {
   bool stream = false;             // the reader copies out with streaming stores (executor_shared.cpp)
 };
 // A rank's copies: advance(false) does those that are ready and returns (true once all are
-// done); advance(true) waits for them.
+// done); advance(true) waits for them. restart() begins the same copies again, for the next
+// broadcast of the same shape through `window` (CopiesAtOnce keeps one for repeated calls).
 class CopyRun {
  public:
   virtual ~CopyRun() = default;
   virtual bool advance(bool wait) = 0;
   virtual const Outcome& outcome() const = 0;
+  virtual void restart(SharedWindow* window) = 0;
 };
 
 // Through the window's slots (executor_shared.cpp).
@@ -136,6 +138,7 @@ class SharedProgress : public CopyRun {
   explicit SharedProgress(const SharedRun& run);
   bool advance(bool wait) override;
   const Outcome& outcome() const override { return outcome_; }
+  void restart(SharedWindow* window) override;
 
  private:
   bool write(bool wait);
@@ -155,8 +158,10 @@ class CrossProgress : public CopyRun {
   explicit CrossProgress(const SharedRun& run);
   bool advance(bool wait) override;
   const Outcome& outcome() const override { return outcome_; }
+  void restart(SharedWindow* window) override;
 
  private:
+  void begin();  // this broadcast's generation and this member's line
   bool written(const Operation& op) const;  // of a cross_memory_write phase (cma-split)
   bool meet(const Operation& op, bool wait, bool& same);
   bool read(const Operation& op, bool wait);

@@ -65,21 +65,36 @@ int copy_with(Copy copy, long pid, std::byte* local, std::uint64_t remote, ByteR
 }  // namespace
 
 CrossProgress::CrossProgress(const SharedRun& run) : run_(run) {
-  SharedWindow& window = *run.window;
-  generation_ = ++window.cross_broadcasts();
+  // The members are the same in every window of the group (a larger one replaces a smaller
+  // one for the same ranks), so restart() keeps them.
   for (const Operation& op : run.program->cross) {
-    const int member = window.member_of(op.peer);
+    const int member = run.window->member_of(op.peer);
     if (op.direction == Direction::send && !written(op) &&
         std::find(readers_.begin(), readers_.end(), member) == readers_.end()) {
       readers_.push_back(member);
     }
   }
+  begin();
+}
+
+void CrossProgress::restart(SharedWindow* window) {
+  run_.window = window;
+  next_ = 0;
+  waited_ = 0;
+  held_ = 0;
+  if (outcome_.code != MPI_SUCCESS) outcome_ = {};
+  begin();
+}
+
+void CrossProgress::begin() {
+  SharedWindow& window = *run_.window;
+  generation_ = ++window.cross_broadcasts();
   CrossLine& line = window.cross(window.member());
   atomic(line.held).store(0, std::memory_order_relaxed);
   atomic(line.written).store(0, std::memory_order_relaxed);
-  line.address = reinterpret_cast<std::uintptr_t>(run.buffer->data());
-  line.signature = static_cast<std::uint64_t>(run.program->signature);
-  line.flagged = run.flagged ? 1 : 0;
+  line.address = reinterpret_cast<std::uintptr_t>(run_.buffer->data());
+  line.signature = static_cast<std::uint64_t>(run_.program->signature);
+  line.flagged = run_.flagged ? 1 : 0;
   atomic(line.generation).store(generation_, std::memory_order_release);
 }
 

@@ -97,6 +97,13 @@ void stream_fence() {
 SharedProgress::SharedProgress(const SharedRun& run)
     : run_(run), segment_(run.program->shared.empty() ? 0 : run.window->segments()) {}
 
+void SharedProgress::restart(SharedWindow* window) {
+  run_.window = window;
+  next_ = 0;
+  segment_ = run_.program->shared.empty() ? 0 : window->segments();
+  if (outcome_.code != MPI_SUCCESS) outcome_ = {};
+}
+
 void SharedProgress::fail(int code, std::string message) {
   if (outcome_.code == MPI_SUCCESS) outcome_ = {code, std::move(message)};
 }
