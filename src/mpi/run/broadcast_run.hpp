@@ -149,9 +149,9 @@ class BroadcastRun {
 // Each communicator keeps one (PrivateComm::copies_at_once), aimed at the shape it last ran,
 // and a repeat of that shape runs it again with only the buffer new: a broadcast that follows
 // a barrier issues its stores behind the barrier's last store to a line another core reads,
-// and once the core's store queue is full it stalls until that line comes back. A run made
-// afresh stored 170 words before its data; after Open MPI's coll sm barrier that stall was
-// 150-200 ns on this VM's far placement (docs/benchmarks/call-path/summary.md#the-sixth-cut).
+// and once the core's store queue is full it stalls until that line comes back (150-200 ns
+// after Open MPI's coll sm barrier on this VM). A 64 B shm broadcast made afresh stored 173
+// words on the root, and 60 again (docs/benchmarks/call-path/summary.md, the sixth cut).
 class CopiesAtOnce {
  public:
   // Whether `plan` runs this way where its window is there.
