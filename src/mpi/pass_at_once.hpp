@@ -70,9 +70,11 @@ template <class Whole>
                                                   Whole&& whole) {
   if (const PrivateComm::LastCall* last = short_way(call, named)) {
     if (passes(*last)) return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
+#ifndef LEANCAST_SMPI  // (there short_way finds none)
     if (copies_again_apply(*last)) {
       if (const int rc = copies_again(call, *last_found.state, *last); rc != kWholeWay) return rc;
     }
+#endif
   }
   return whole();
 }
