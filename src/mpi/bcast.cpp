@@ -144,8 +144,15 @@ int raise_outcome(MPI_Comm comm, const Outcome& outcome) {
   return raise_message(comm, outcome.code, outcome.message);
 }
 
-int raise_copies(MPI_Comm comm, const CopiesAtOnce& copies, int rc) {
-  return rc == MPI_SUCCESS ? rc : raise_message(comm, rc, copies.message());
+// Runs `copies` through `window` for `call`, counted as `decision`; errors raised. Inline: on
+// the short way (copies_again) one frame more is stores more queued behind a barrier's last
+// store (CopiesAtOnce, broadcast_run.hpp).
+[[gnu::always_inline]] inline int run_copies(const BcastCall& call, PrivateComm& state,
+                                             CopiesAtOnce& copies, SharedWindow* window,
+                                             const Decision& decision, std::uint64_t bytes) {
+  record_bcast(decision, state.size(), bytes, state.nodes());
+  const int rc = copies.run(call.buf, window);
+  return rc == MPI_SUCCESS ? rc : raise_message(call.comm, rc, copies.message());
 }
 
 // Runs a leancast schedule (BroadcastRun, the one run path): started as a task for a
@@ -182,8 +189,7 @@ int run_schedule(const BcastCall& call, const Decision& decision, PrivateComm& s
     const std::uint32_t sequence = state.next_sequence();
     if (CopiesAtOnce* copies = state.copies_at_once(plan)) {
       if (SharedWindow* window = copies->window()) {
-        record_bcast(decision, state.size(), info.bytes, state.nodes());
-        return raise_copies(call.comm, *copies, copies->run(call.buf, window));
+        return run_copies(call, state, *copies, window, decision, info.bytes);
       }
     }
     // The executors' MPI_Waitsome and the rest go straight to the library (a copy through
@@ -325,8 +331,7 @@ int copies_again(const BcastCall& call, PrivateComm& state, const PrivateComm::L
     SharedWindow* window = copies.window();
     if (window == nullptr) return kWholeWay;
     state.next_sequence();  // as every run counts it (run_schedule)
-    record_bcast(last.decision, state.size(), last.info.bytes, state.nodes());
-    return raise_copies(call.comm, copies, copies.run(call.buf, window));
+    return run_copies(call, state, copies, window, last.decision, last.info.bytes);
   } catch (const std::bad_alloc&) {
     return raise_code(call.comm, MPI_ERR_NO_MEM);
   } catch (...) {

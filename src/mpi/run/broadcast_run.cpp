@@ -113,18 +113,17 @@ bool CopiesAtOnce::suits(const BroadcastPlan& plan) {
 
 void CopiesAtOnce::aim(const BroadcastPlan& plan) {
   forget();
-  program_ = plan.program.get();
+  run_ = copy_run(plan, buffer_, nullptr, false);
   state_ = plan.state;
   call_ = plan.call;
   call_.buf = nullptr;
   info_ = plan.info;
   per_node_ = per_node(plan);
   slot_ = slot_needed(plan);
-  stream_ = copy_run(plan, buffer_, nullptr, false).stream;
 }
 
 void CopiesAtOnce::forget() {
-  program_ = nullptr;
+  run_.program = nullptr;
   copies_ = nullptr;
   shared_.reset();
   cross_.reset();
@@ -132,8 +131,9 @@ void CopiesAtOnce::forget() {
 
 SharedWindow* CopiesAtOnce::window() const {
   SharedWindow* window = state_->current_window(per_node_, slot_);
-  return window != nullptr && (program_->cross.empty() || window->cross_allowed()) ? window
-                                                                                    : nullptr;
+  return window != nullptr && (run_.program->cross.empty() || window->cross_allowed())
+             ? window
+             : nullptr;
 }
 
 const std::string& CopiesAtOnce::message() const {
@@ -151,14 +151,10 @@ int CopiesAtOnce::run(void* buf, SharedWindow* window) {
         rc != MPI_SUCCESS) {
       return rc;
     }
-    const SharedRun run{.program = program_,
-                        .buffer = &buffer_,
-                        .window = window,
-                        .rank = state_->rank(),
-                        .flagged = false,
-                        .stream = stream_};
-    copies_ = program_->cross.empty() ? static_cast<CopyRun*>(&shared_.emplace(run))
-                                      : static_cast<CopyRun*>(&cross_.emplace(run));
+    SharedRun run = run_;
+    run.window = window;
+    copies_ = run.program->cross.empty() ? static_cast<CopyRun*>(&shared_.emplace(run))
+                                         : static_cast<CopyRun*>(&cross_.emplace(run));
   }
   copies_->advance(true);
   return copies_->outcome().code;

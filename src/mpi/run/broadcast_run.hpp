@@ -159,9 +159,9 @@ class CopiesAtOnce {
   // Aims at `plan` (one that suits): its program must live until forget() or the next aim.
   void aim(const BroadcastPlan& plan);
   bool aimed_at(const BroadcastPlan& plan) const {
-    return program_ != nullptr && program_ == plan.program.get() && plan.info.in_place;
+    return run_.program != nullptr && run_.program == plan.program.get() && plan.info.in_place;
   }
-  const Program* program() const { return program_; }
+  const Program* program() const { return run_.program; }
   void forget();
 
   // The window the copies can run through now, else null (the plan takes the whole run).
@@ -172,13 +172,12 @@ class CopiesAtOnce {
   const std::string& message() const;
 
  private:
-  const Program* program_ = nullptr;
+  SharedRun run_;  // the plan's (copy_run), but for each run's window; program null: aimed at none
   RunComm* state_ = nullptr;
   BcastCall call_{};  // count, type and root; the buffer is each run's
   TypeInfo info_;
   bool per_node_ = false;
   std::uint64_t slot_ = 0;
-  bool stream_ = false;
   ByteBuffer buffer_;
   // Made at the first run after an aim (it needs the window), restarted by the next ones.
   std::optional<SharedProgress> shared_;

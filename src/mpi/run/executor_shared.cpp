@@ -94,8 +94,9 @@ void stream_fence() {
 
 }  // namespace
 
-SharedProgress::SharedProgress(const SharedRun& run)
-    : run_(run), segment_(run.program->shared.empty() ? 0 : run.window->segments()) {}
+SharedProgress::SharedProgress(const SharedRun& run) : run_(run) {
+  SharedProgress::restart(run.window);
+}
 
 void SharedProgress::restart(SharedWindow* window) {
   run_.window = window;
