@@ -61,6 +61,10 @@ class Commands(unittest.TestCase):
         command = measuring.bench_command(given, 2, "paper", [K], "/o.json", candidates=["mpi"])
         self.assertEqual(command[4:7], ["/b/leancast-bench", "--algorithms", "mpi"])
         self.assertNotIn("--iterations", command)
+        self.assertNotIn("--rotate-above", command)
+        given.rotate_above = "4M"
+        self.assertEqual(measuring.bench_command(given, 2, "osu", [K], "/o.json")[-2:],
+                         ["--rotate-above", "4M"])
 
     def test_simulated(self):
         given = options(sim="hornet", leancast_sim="/b/leancast-sim", ranks_per_node=24,

@@ -38,7 +38,7 @@ def options(**given):
     values = {"tie": 0.001, "tie_break": None, "exclude": set(), "cover": (1, None),
               "saved_methods": None,
               "site": False, "ppn": None, "library": None, "methods": ["paper", "osu"],
-              "from_json": None, "candidates": []}
+              "from_json": None, "candidates": [], "rotate_above": None}
     values.update(given)
     return types.SimpleNamespace(**values)
 

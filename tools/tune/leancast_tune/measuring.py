@@ -114,6 +114,8 @@ def bench_command(options, procs, method, sizes, out, iterations=None, reps=None
     # would copy GiBs first, two seconds of the launch on a 2-core machine).
     command = shlex.split(options.launcher.replace("{procs}", str(procs))) + [bench] + common \
         + ["--no-memory-bound"]
+    if options.rotate_above:  # rotation is the bench's; leancast-sim has no cache
+        command += ["--rotate-above", options.rotate_above]
     for flag, value in (("--iterations", iterations), ("--reps", reps), ("--warmup", warmup)):
         if value is not None:
             command += [flag, str(value)]

@@ -145,6 +145,10 @@ def parse_args(argv):
                              "simulating: simulated time is exact)")
     parser.add_argument("--reps", type=int,
                         help="repetitions (default: leancast-bench's; 1 simulated)")
+    parser.add_argument("--rotate-above", metavar="SIZE",
+                        help="real runs: time sizes above SIZE (e.g. 4M) on buffers rotated "
+                             "beyond the last-level cache (leancast-bench --rotate-above; "
+                             "default: above the cache the machine reports)")
     parser.add_argument("--shared-buffer", action="store_true",
                         help="--sim: one buffer for all simulated ranks (leancast-bench "
                              "--shared-buffer), for thousands of ranks; the data is not checked")
