@@ -293,8 +293,12 @@ int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
   if (nonblocking != nullptr && moves_data) {
     decision = nonblocking_choice(decision, info.bytes, state);
   }
-  if (predefined && nonblocking == nullptr && !checking && state != nullptr) {
-    state->remember_call(call, requested, info, decision);
+  if (predefined && !checking && state != nullptr) {
+    if (nonblocking == nullptr) {
+      state->remember_call(call, requested, info, decision);
+    } else if (!nonblocking->persistent) {
+      state->remember_ibcast(call, requested, info, decision);
+    }
   }
   if (check) {
     complete_outstanding(state);  // the agreement's messages come after theirs
@@ -381,7 +385,13 @@ int copies_again(const BcastCall& call, PrivateComm& state, const PrivateComm::L
 
 int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
           const NonblockingCall* nonblocking) {
-  if (nonblocking != nullptr) return bcast_whole(call, requested, nonblocking);
+  if (nonblocking != nullptr) {
+    if (!nonblocking->persistent && ibcast_passes_at_once(call, requested ? &*requested : nullptr)) {
+      return pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root, call.comm,
+                                     nonblocking->request);
+    }
+    return bcast_whole(call, requested, nonblocking);
+  }
   return pass_at_once_or(call, requested ? &*requested : nullptr,
                          [&] { return bcast_whole(call, requested); });
 }

@@ -3,7 +3,7 @@
 // ran copies at once runs those copies again; their repeats deliver, into any buffer, across
 // a window that grows and a program cache that forgets; another count, root, buffer or named
 // algorithm, a leancast broadcast outstanding, or online tuning trying the call take the
-// whole path.
+// whole path. A nonblocking repeat of a nonblocking deferral goes straight to MPI_Ibcast.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,6 +20,7 @@ namespace leancast::test {
 namespace {
 
 using detail::BcastCall;
+using detail::ibcast_passes_at_once;
 using detail::passes_at_once;
 using detail::short_way;
 
@@ -54,6 +55,42 @@ class ShortWay : public ::testing::Test {
     MPI_Allreduce(&wrong, &ranks_wrong, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     return ranks_wrong;
   }
+  // The same as a nonblocking broadcast, or a persistent one started twice, each completed
+  // at once.
+  int nonblocking(int root, int seed, const std::optional<AlgorithmSpec>& algorithm,
+                  bool persistent = false) {
+    int* data = data_.data();
+    auto fill = [&](int value) {
+      for (int i = 0; i < 16; ++i) data[i] = world_rank() == root ? value + i : -1;
+    };
+    auto wrong_after = [&](int value) {
+      int wrong = 0;
+      for (int i = 0; i < 16; ++i) wrong |= data[i] != value + i;
+      return wrong;
+    };
+    MPI_Request request = MPI_REQUEST_NULL;
+    int wrong = 0;
+    if (!persistent) {
+      fill(seed);
+      int rc = algorithm ? ibcast(data, 16, MPI_INT, root, comm_, *algorithm, &request)
+                         : ibcast(data, 16, MPI_INT, root, comm_, &request);
+      if (rc == MPI_SUCCESS) rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
+      wrong = rc != MPI_SUCCESS || wrong_after(seed);
+    } else {
+      int rc = algorithm ? bcast_init(data, 16, MPI_INT, root, comm_, *algorithm, &request)
+                         : bcast_init(data, 16, MPI_INT, root, comm_, &request);
+      for (int start = 0; start < 2; ++start) {
+        fill(seed + start);
+        if (rc == MPI_SUCCESS) rc = MPI_Start(&request);
+        if (rc == MPI_SUCCESS) rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
+        wrong |= rc != MPI_SUCCESS || wrong_after(seed + start);
+      }
+      if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+    }
+    int ranks_wrong = 0;
+    MPI_Allreduce(&wrong, &ranks_wrong, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    return ranks_wrong;
+  }
   BcastCall call(int root, int count = 16) { return {data_.data(), count, MPI_INT, root, comm_}; }
 
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -77,6 +114,36 @@ TEST_F(ShortWay, OnlyARepeatedDeferralTakesIt) {
   EXPECT_TRUE(passes_at_once(call(0), &mpi));
   ASSERT_EQ(broadcast(0, 8, AlgorithmSpec(Algorithm::binomial)), 0);
   EXPECT_FALSE(passes_at_once(call(0), &mpi)) << "the last call named binomial";
+}
+
+// A nonblocking deferral (named mpi, or auto below 16 KiB) repeats straight to the library's
+// MPI_Ibcast; its own memo, so a blocking repeat keeps its short way across nonblocking calls;
+// a nonblocking call that runs leancast, or a persistent one, does not take it.
+TEST_F(ShortWay, RepeatedNonblockingDeferralGoesToMpiIbcast) {
+  const AlgorithmSpec mpi(Algorithm::mpi);
+  ASSERT_EQ(broadcast(0, 7, mpi), 0);
+  EXPECT_FALSE(ibcast_passes_at_once(call(0), &mpi)) << "no nonblocking call yet";
+  ASSERT_EQ(nonblocking(0, 10, mpi), 0);
+  EXPECT_TRUE(ibcast_passes_at_once(call(0), &mpi));
+  EXPECT_TRUE(passes_at_once(call(0), &mpi)) << "the blocking repeat's memo stays";
+  EXPECT_FALSE(ibcast_passes_at_once(call(0, 15), &mpi)) << "another count";
+  EXPECT_FALSE(ibcast_passes_at_once(call(0), nullptr)) << "another named algorithm (none)";
+  EXPECT_FALSE(ibcast_passes_at_once({MPI_IN_PLACE, 16, MPI_INT, 0, comm_}, &mpi))
+      << "MPI_IN_PLACE";
+  for (int seed = 100; seed < 150; ++seed) {
+    ASSERT_EQ(nonblocking(0, seed, mpi), 0) << "a repeat on the short way, seed " << seed;
+  }
+  ASSERT_EQ(nonblocking(0, 11, std::nullopt), 0);  // auto: 64 B
+  if (world_size() > 1) {  // (one rank runs linear, which sends nothing)
+    EXPECT_TRUE(ibcast_passes_at_once(call(0), nullptr)) << "auto deferred below 16 KiB";
+    const AlgorithmSpec binomial(Algorithm::binomial);
+    ASSERT_EQ(nonblocking(0, 12, binomial), 0);
+    EXPECT_FALSE(ibcast_passes_at_once(call(0), &binomial)) << "it ran leancast's binomial";
+  }
+  ASSERT_EQ(nonblocking(0, 13, mpi, true), 0);
+  EXPECT_FALSE(ibcast_passes_at_once(call(0), &mpi)) << "the persistent call was not kept";
+  ASSERT_EQ(nonblocking(0, 14, mpi), 0);
+  EXPECT_TRUE(ibcast_passes_at_once(call(0), &mpi));
 }
 
 TEST_F(ShortWay, NotWhileALeancastBroadcastIsOutstanding) {

@@ -93,6 +93,7 @@ class PrivateComm final : public RunComm {
     decisions_made_ = 0;
     decisions_ = {};
     last_call_ = {};
+    last_ibcast_ = {};
   }
 
   // The last blocking broadcast here whose arguments passed every check, with a predefined
@@ -118,22 +119,29 @@ class PrivateComm final : public RunComm {
   };
   // `named`: the algorithm the call names (nullptr: none).
   const LastCall* repeat_of(const BcastCall& call, const AlgorithmSpec* named) const {
-    const LastCall& last = last_call_;
-    return last.type != MPI_DATATYPE_NULL && last.count == call.count && last.type == call.type &&
-                   last.root == call.root && last.named == (named != nullptr) &&
-                   (!last.named || *last.call == *named)
-               ? &last
-               : nullptr;
+    return repeats(last_call_, call, named) ? &last_call_ : nullptr;
   }
   void remember_call(const BcastCall& call, const std::optional<AlgorithmSpec>& named,
                      const TypeInfo& info, const Decision& decision) {
     using Passes = LastCall::Passes;
-    const Passes passes = decision.algorithm.algorithm != Algorithm::mpi || process_settings().verbose
-                              ? Passes::never
-                          : decision.tunable ? Passes::unless_tuning
-                                             : Passes::always;
+    const Passes passes = !deferred(decision) ? Passes::never
+                          : decision.tunable  ? Passes::unless_tuning
+                                              : Passes::always;
     last_call_ = {call.count, call.type, call.root, named.has_value(), passes, false, named, info,
                   decision};
+  }
+  // The same for the last nonblocking (not persistent) broadcast, kept apart so that
+  // nonblocking calls between two blocking ones leave the blocking repeat its short way.
+  // Nonblocking calls are never tried by online tuning: a deferral passes `always`.
+  const LastCall* ibcast_repeat_of(const BcastCall& call, const AlgorithmSpec* named) const {
+    return repeats(last_ibcast_, call, named) ? &last_ibcast_ : nullptr;
+  }
+  void remember_ibcast(const BcastCall& call, const std::optional<AlgorithmSpec>& named,
+                       const TypeInfo& info, const Decision& decision) {
+    using Passes = LastCall::Passes;
+    last_ibcast_ = {call.count, call.type, call.root, named.has_value(),
+                    deferred(decision) ? Passes::always : Passes::never, false, named, info,
+                    decision};
   }
 
   // The copies a blocking broadcast of `plan` runs at once (CopiesAtOnce, broadcast_run.hpp):
@@ -179,7 +187,17 @@ class PrivateComm final : public RunComm {
   std::size_t decisions_made_ = 0;  // the next slot is decisions_made_ % kRememberedDecisions
   std::unique_ptr<OnlineTuner> tuner_;
   std::optional<AlgorithmSpec> hint_;
+  static bool repeats(const LastCall& last, const BcastCall& call, const AlgorithmSpec* named) {
+    return last.type != MPI_DATATYPE_NULL && last.count == call.count && last.type == call.type &&
+           last.root == call.root && last.named == (named != nullptr) &&
+           (!last.named || *last.call == *named);
+  }
+  // Decided for the library's broadcast, with nothing to count (LEANCAST_VERBOSE off).
+  static bool deferred(const Decision& decision) {
+    return decision.algorithm.algorithm == Algorithm::mpi && !process_settings().verbose;
+  }
   LastCall last_call_;
+  LastCall last_ibcast_;
   struct Shared {
     std::unique_ptr<SharedWindow> window;
     std::unique_ptr<WindowSetup> setup;  // making or growing it, while that goes on
@@ -213,13 +231,21 @@ struct LastFound {
   std::uint64_t freed = 0;
 };
 extern thread_local constinit LastFound last_found [[gnu::tls_model("initial-exec")]];
+
+// The private state the last lookup found, if it was `user`'s and still lives.
+[[gnu::always_inline]] inline PrivateComm* last_state_of(MPI_Comm user) {
+  const LastFound& found = last_found;
+  return found.state != nullptr && found.user == user &&
+                 found.freed == hot_words.states_freed.load(std::memory_order_acquire)
+             ? found.state
+             : nullptr;
+}
 #endif
 
 inline int existing_private_comm(MPI_Comm user, PrivateComm*& out) {
 #ifndef LEANCAST_SMPI
-  if (last_found.state != nullptr && last_found.user == user &&
-      last_found.freed == hot_words.states_freed.load(std::memory_order_acquire)) {
-    out = last_found.state;
+  if (PrivateComm* state = last_state_of(user)) {
+    out = state;
     return MPI_SUCCESS;
   }
 #endif
