@@ -35,34 +35,22 @@ int copies_again(const BcastCall& call, PrivateComm& state, const PrivateComm::L
 // interposer's MPI_Bcast) make no call but the library's (or copies_again) on this way.
 [[gnu::always_inline]] inline const PrivateComm::LastCall* short_way(const BcastCall& call,
                                                                      const AlgorithmSpec* named) {
-#ifdef LEANCAST_SMPI
-  (void)call;
-  (void)named;
-  return nullptr;
-#else
   const PrivateComm* state = last_state_of(call.comm);
   if (state == nullptr) return nullptr;
   const PrivateComm::LastCall* last = state->repeat_of(call, named);
   if (last == nullptr || check_buffer(call, true) || tasks_outstanding()) return nullptr;
   return last;
-#endif
 }
 
 // Whether a nonblocking call repeats a nonblocking deferral: to the library's MPI_Ibcast.
 // Leancast tasks outstanding do not matter: the whole path would start the library's too.
 [[gnu::always_inline]] inline bool ibcast_passes_at_once(const BcastCall& call,
                                                          const AlgorithmSpec* named) {
-#ifdef LEANCAST_SMPI
-  (void)call;
-  (void)named;
-  return false;
-#else
   const PrivateComm* state = last_state_of(call.comm);
   const PrivateComm::LastCall* last =
       state != nullptr ? state->ibcast_repeat_of(call, named) : nullptr;
   return last != nullptr && last->passes == PrivateComm::LastCall::Passes::always &&
          !check_buffer(call, true);
-#endif
 }
 
 // Where the last call was decided for the library's broadcast: to PMPI_Bcast at once.

@@ -240,15 +240,15 @@ extern thread_local constinit LastFound last_found [[gnu::tls_model("initial-exe
              ? found.state
              : nullptr;
 }
+#else
+inline PrivateComm* last_state_of(MPI_Comm) { return nullptr; }  // (no repeats kept)
 #endif
 
 inline int existing_private_comm(MPI_Comm user, PrivateComm*& out) {
-#ifndef LEANCAST_SMPI
   if (PrivateComm* state = last_state_of(user)) {
     out = state;
     return MPI_SUCCESS;
   }
-#endif
   return find_private_comm(user, out);
 }
 
