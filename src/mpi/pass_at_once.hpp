@@ -65,11 +65,6 @@ int copies_again(const BcastCall& call, PrivateComm& state, const PrivateComm::L
   return last.copies && !(last.decision.tunable && tuning_online());
 }
 
-[[gnu::always_inline]] inline bool passes_at_once(const BcastCall& call, const AlgorithmSpec* named) {
-  const PrivateComm::LastCall* last = short_way(call, named);
-  return last != nullptr && passes(*last);
-}
-
 // A blocking broadcast from an entry point: a short way where one applies, else `whole()`.
 template <class Whole>
 [[gnu::always_inline]] inline int pass_at_once_or(const BcastCall& call, const AlgorithmSpec* named,

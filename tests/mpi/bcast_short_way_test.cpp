@@ -21,8 +21,13 @@ namespace {
 
 using detail::BcastCall;
 using detail::ibcast_passes_at_once;
-using detail::passes_at_once;
 using detail::short_way;
+
+// Whether a repeat of `call` would go straight to the library's broadcast.
+bool passes_at_once(const BcastCall& call, const AlgorithmSpec* named) {
+  const detail::PrivateComm::LastCall* last = short_way(call, named);
+  return last != nullptr && detail::passes(*last);
+}
 
 // Whether a repeat of `call` would run the last call's copies at once again.
 bool copies_again(const BcastCall& call, const AlgorithmSpec& named) {

@@ -127,8 +127,7 @@ class PrivateComm final : public RunComm {
     const Passes passes = !deferred(decision) ? Passes::never
                           : decision.tunable  ? Passes::unless_tuning
                                               : Passes::always;
-    last_call_ = {call.count, call.type, call.root, named.has_value(), passes, false, named, info,
-                  decision};
+    last_call_ = kept(call, named, info, decision, passes);
   }
   // The same for the last nonblocking (not persistent) broadcast, kept apart so that
   // nonblocking calls between two blocking ones leave the blocking repeat its short way.
@@ -139,9 +138,8 @@ class PrivateComm final : public RunComm {
   void remember_ibcast(const BcastCall& call, const std::optional<AlgorithmSpec>& named,
                        const TypeInfo& info, const Decision& decision) {
     using Passes = LastCall::Passes;
-    last_ibcast_ = {call.count, call.type, call.root, named.has_value(),
-                    deferred(decision) ? Passes::always : Passes::never, false, named, info,
-                    decision};
+    last_ibcast_ = kept(call, named, info, decision,
+                        deferred(decision) ? Passes::always : Passes::never);
   }
 
   // The copies a blocking broadcast of `plan` runs at once (CopiesAtOnce, broadcast_run.hpp):
@@ -187,6 +185,11 @@ class PrivateComm final : public RunComm {
   std::size_t decisions_made_ = 0;  // the next slot is decisions_made_ % kRememberedDecisions
   std::unique_ptr<OnlineTuner> tuner_;
   std::optional<AlgorithmSpec> hint_;
+  static LastCall kept(const BcastCall& call, const std::optional<AlgorithmSpec>& named,
+                       const TypeInfo& info, const Decision& decision, LastCall::Passes passes) {
+    return {call.count, call.type, call.root, named.has_value(), passes, false, named, info,
+            decision};
+  }
   static bool repeats(const LastCall& last, const BcastCall& call, const AlgorithmSpec* named) {
     return last.type != MPI_DATATYPE_NULL && last.count == call.count && last.type == call.type &&
            last.root == call.root && last.named == (named != nullptr) &&
