@@ -6,6 +6,9 @@
 # timing methods (back-to-back and barrier before each); a rule names a leancast algorithm
 # only where it beat all of them by more than the margin under both, else mpi. Where no rule
 # applies, auto runs mpi. Sections, in the table's order (the first matching rule wins):
+#   real-openmpi-sm  real Open MPI with coll sm forced (OMPI_MCA_coll_sm_priority=100), this
+#                 machine, 2 ranks: what auto runs where the user configured that broadcast
+#                 (library=openmpi configured=OMPI_MCA_coll_sm_priority=100, P = 2)
 #   real-openmpi  real Open MPI on this machine, 2 ranks on 2 cores     (library=openmpi, P = 2)
 #   real-mpich    real MPICH on this machine, 2 ranks on 2 cores        (library=mpich, P = 2)
 #                 (each real section: two tuning runs per machine, SECTION.json, SECTION-2.json
@@ -45,7 +48,7 @@ source "$(dirname "$0")/env.sh"
 cd "$LEANCAST_ROOT"  # records name paths relative to here
 out=docs/tuning
 mkdir -p "$out"
-all=(real-openmpi real-mpich real16-openmpi real16-mpich node nodes ppn1 large)
+all=(real-openmpi-sm real-openmpi real-mpich real16-openmpi real16-mpich node nodes ppn1 large)
 sections=("$@")
 ((${#sections[@]})) || sections=("${all[@]}")
 
@@ -67,7 +70,7 @@ executors="--executors dataflow,dataflow:0"
 
 # Per section: the build that measures (flavor), how it measures (measure: sets args) and
 # what its rules claim (rules).
-declare -A flavor=([real-openmpi]=openmpi [real-mpich]=mpich [real16-openmpi]=openmpi
+declare -A flavor=([real-openmpi-sm]=openmpi [real-openmpi]=openmpi [real-mpich]=mpich [real16-openmpi]=openmpi
                    [real16-mpich]=mpich [node]=smpi [nodes]=smpi [ppn1]=smpi
                    [large]=smpi)
 # In simulation the library's broadcast is SMPI's default (mpi), SMPI's copies of Open MPI's
@@ -83,6 +86,7 @@ mpich_smp+=",node-aware:scatter-ring/scatter-ring"
 # Across nodes the rules claim the 24 ranks a node simulated, no more: at 12 and 17 a node
 # MPICH's ring beat auto's choice at 16 MiB (docs/auto.md).
 declare -A rules=(
+  [real-openmpi-sm]="--procs-cover 2-2 --tie 0.15"
   [real-openmpi]="--procs-cover 2-2 --tie 0.15"
   [real-mpich]="--procs-cover 2-2 --tie 0.15"
   [real16-openmpi]="--procs-cover 3-16 --tie 0.15 --exclude auto"
@@ -97,6 +101,10 @@ measure() {
     # copy on (env.sh turns it off for the tests, for machines that forbid it).
     real-openmpi) args=(--site --launcher "env OMPI_MCA_btl_vader_single_copy_mechanism=cma mpirun --oversubscribe -n {procs}"
                         --procs 2 --budget-minutes 6 "${real_grid[@]}") ;;
+    # The same with coll sm forced: the rules carry that configuration (configured=), and
+    # auto follows them only under it; rules without it only under the library's defaults.
+    real-openmpi-sm) args=(--site --launcher "env OMPI_MCA_coll_sm_priority=100 OMPI_MCA_btl_vader_single_copy_mechanism=cma mpirun --oversubscribe -n {procs}"
+                           --procs 2 --budget-minutes 6 "${real_grid[@]}") ;;
     # Bound to cores, as Open MPI binds by default (scripts/within-node-measure.sh says why).
     real-mpich) args=(--site --launcher "mpiexec.mpich -bind-to core -n {procs}" --procs 2 --budget-minutes 6
                       "${real_grid[@]}") ;;
@@ -149,7 +157,9 @@ derive() {
 assembled() {  # data/auto.rules: the sections' rules files in the table's order
   echo "# leancast's auto: which algorithm a broadcast runs, by process count (procs), ranks on"
   echo "# the most populated node (ppn), size in bytes and, for real measurements, the MPI"
-  echo "# library (library=); the first rule that applies wins. Where none applies, auto runs"
+  echo "# library (library=) and its configuration (configured=: rules measured with the"
+  echo "# library's broadcast configured apply under that configuration only, the others only"
+  echo "# under its defaults); the first rule that applies wins. Where none applies, auto runs"
   echo "# the MPI library's own MPI_Bcast (mpi): leancast leaves the library's broadcast only"
   echo "# where a measurement says a leancast algorithm is faster there. Made by"
   echo "# scripts/auto-table.sh from the measurements in docs/tuning/ (docs/auto.md); each"

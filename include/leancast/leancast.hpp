@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <leancast/algorithm.hpp>
 #include <leancast/schedule.hpp>
@@ -52,6 +53,12 @@ bool set_executor(std::string_view name);
 // The executor that runs broadcasts whose algorithm names none, with its windows, as a
 // record of a measurement shows it: "dataflow:1, receive window 4, send window 4".
 std::string executor_description();
+
+// The environment's variables that configure the MPI library's broadcast (Open MPI's
+// OMPI_MCA_coll..., MPICH's BCAST and COLL control variables), "NAME=VALUE" each, sorted:
+// auto's rules for that configuration carry them as configured= conditions (docs/auto.md);
+// empty where the library runs its defaults. A record of a measurement keeps them.
+std::vector<std::string> library_configuration();
 
 // Overrides LEANCAST_TUNE for the broadcasts this process starts from now on: "online",
 // "off", or "" (the setting again). False for another name. Thread-safe; meant for

@@ -63,4 +63,8 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
   return detail::pass_at_once_or(call, &algorithm, [&] { return detail::bcast_whole(call, algorithm); });
 }
 
+std::vector<std::string> library_configuration() {
+  return detail::process_settings().library_configuration;
+}
+
 }  // namespace leancast

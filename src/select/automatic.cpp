@@ -61,10 +61,14 @@ Algorithm select_mpich(int procs, std::uint64_t bytes) {
   return Algorithm::scatter_ring_tuned;
 }
 
-AlgorithmSpec select_automatic(int procs, std::uint64_t bytes, int ranks_per_node) {
+AlgorithmSpec select_automatic(int procs, std::uint64_t bytes, int ranks_per_node,
+                               const detail::Configuration& configuration) {
   if (procs <= 1) return Algorithm::linear;  // nothing to send: name the plainest algorithm
-  const detail::Rule* rule = table().match(procs, bytes, ranks_per_node);
+  const detail::Rule* rule = table().match(procs, bytes, ranks_per_node, configuration);
   if (rule == nullptr || rule->algorithm.algorithm == Algorithm::automatic) return Algorithm::mpi;
+  // A rule measured against the library's defaults says nothing about a broadcast the user
+  // configured (coll sm forced, a tuned rules file): another broadcast.
+  if (!configuration.empty() && rule->configured.empty()) return Algorithm::mpi;
   // A rule measured on one node claims ppn as wide as its procs ("procs=12-16 ppn=12-16"),
   // which also matches 16 ranks on nodes of 12; shm and cma run within one node only, and
   // nothing was measured across nodes.
@@ -72,10 +76,11 @@ AlgorithmSpec select_automatic(int procs, std::uint64_t bytes, int ranks_per_nod
   return rule->algorithm;
 }
 
-AlgorithmSpec resolve_automatic(const AlgorithmSpec& spec, const BcastShape& shape) {
+AlgorithmSpec resolve_automatic(const AlgorithmSpec& spec, const BcastShape& shape,
+                                const detail::Configuration& configuration) {
   AlgorithmSpec runs = spec.algorithm == Algorithm::automatic
                            ? select_automatic(shape.procs, shape.bytes,
-                                              node_counts(shape).ranks_per_node)
+                                              node_counts(shape).ranks_per_node, configuration)
                            : spec;
   if (spec.algorithm == Algorithm::automatic && spec.executor && !runs.executor &&
       runs.algorithm != Algorithm::mpi) {

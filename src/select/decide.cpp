@@ -30,21 +30,27 @@ class Situation {
       if (learned != nullptr && learned->algorithm.algorithm != Algorithm::automatic) {
         return named(learned->algorithm, learned->where);
       }
-      // The built-in table says where leancast beat the library's broadcast in its default
-      // configuration; one the user chose (coll sm forced, a tuned rules file) is another
-      // broadcast, which nothing measured leancast against: the library's.
-      if (!settings_.library_configured.empty()) {
-        return Decision{Algorithm::mpi, algorithm, settings_.library_configured, true};
-      }
     }
-    return Decision{needs_nodes(algorithm) ? resolve_automatic(algorithm, with_nodes()) : algorithm,
-                    algorithm, by, algorithm.algorithm == Algorithm::automatic};
+    const bool automatic = algorithm.algorithm == Algorithm::automatic;
+    Decision decision{needs_nodes(algorithm)
+                          ? resolve_automatic(algorithm, with_nodes(), configuration())
+                          : algorithm,
+                      algorithm, by, automatic};
+    // Under a configured library the built-in table decides only where it measured that
+    // configuration (select_automatic); the log names the variable where auto defers.
+    if (automatic && decision.algorithm.algorithm == Algorithm::mpi &&
+        !settings_.library_configured.empty()) {
+      decision.by = settings_.library_configured;
+    }
+    return decision;
   }
 
   const Rule* match(const RuleSet& rules) {
     const int ppn = rules.uses_ppn() ? node_counts(with_nodes()).ranks_per_node : 0;
-    return rules.match(shape_.procs, shape_.bytes, ppn);
+    return rules.match(shape_.procs, shape_.bytes, ppn, configuration());
   }
+
+  const Configuration& configuration() const { return settings_.library_configuration; }
 
  private:
   const Settings& settings_;

@@ -1,5 +1,6 @@
 #include "rules.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "schedule/byte_size.hpp"
@@ -47,6 +48,22 @@ struct RuleParser {
     return error.empty();
   }
 
+  // NAME=VALUE: a variable the library reads, as the environment has it.
+  bool configured(std::string_view setting) {
+    const auto equals = setting.find('=');
+    if (equals == 0 || equals == std::string_view::npos || equals + 1 == setting.size()) {
+      error = "configured= takes NAME=VALUE, not '" + std::string(setting) + "'";
+    } else if (std::find(rule.configured.begin(), rule.configured.end(), setting) !=
+               rule.configured.end()) {
+      error = "configured=" + std::string(setting) + " is given twice";
+    } else {
+      rule.configured.insert(std::upper_bound(rule.configured.begin(), rule.configured.end(),
+                                              setting),
+                             std::string(setting));
+    }
+    return error.empty();
+  }
+
   std::optional<std::uint64_t> number(std::string_view text) {
     auto value = parse_byte_size(text);
     if (!value) error = "'" + std::string(text) + "' is not a number (suffixes K, M, G: base 2)";
@@ -74,12 +91,13 @@ struct RuleParser {
     const std::string_view key = equals == std::string_view::npos ? "bytes" : text.substr(0, equals);
     const std::string_view value = equals == std::string_view::npos ? text : text.substr(equals + 1);
     if (key == "library") return library(value);
+    if (key == "configured") return configured(value);
     bool* seen = key == "bytes"   ? &seen_bytes
                  : key == "procs" ? &seen_procs
                  : key == "ppn"   ? &seen_ppn
                                   : nullptr;
     if (seen == nullptr) {
-      error = "unknown condition '" + std::string(key) + "' (known: bytes, procs, ppn, library)";
+      error = "unknown condition '" + std::string(key) + "' (known: bytes, procs, ppn, library, configured)";
       return false;
     }
     if (*seen) {
@@ -118,9 +136,11 @@ struct RuleParser {
 
 std::string_view built_for_library() { return LEANCAST_MPI_LIBRARY; }
 
-const Rule* RuleSet::match(int procs, std::uint64_t bytes, int ranks_per_node) const {
+const Rule* RuleSet::match(int procs, std::uint64_t bytes, int ranks_per_node,
+                           const Configuration& configuration) const {
   for (const Rule& rule : rules) {
-    const bool ours = rule.library.empty() || rule.library == built_for_library();
+    const bool ours = (rule.library.empty() || rule.library == built_for_library()) &&
+                      (rule.configured.empty() || rule.configured == configuration);
     if (ours && procs >= 0 && rule.procs.contains(static_cast<std::uint64_t>(procs)) &&
         rule.bytes.contains(bytes) && ranks_per_node >= 0 &&
         rule.ppn.contains(static_cast<std::uint64_t>(ranks_per_node))) {

@@ -187,11 +187,15 @@ bool configures_library_broadcast(std::string_view name) {
 void read_library_configured(const Lookup& lookup, const std::vector<std::string>& names,
                              Settings& settings) {
   for (const std::string& name : names) {
-    if (configures_library_broadcast(name) && value_of(lookup, name.c_str()) != nullptr) {
-      settings.library_configured = name;
-      return;
-    }
+    const char* value = value_of(lookup, name.c_str());
+    if (!configures_library_broadcast(name) || value == nullptr) continue;
+    if (settings.library_configured.empty()) settings.library_configured = name;
+    settings.library_configuration.push_back(name + "=" + value);
   }
+  std::sort(settings.library_configuration.begin(), settings.library_configuration.end());
+  settings.library_configuration.erase(std::unique(settings.library_configuration.begin(),
+                                                   settings.library_configuration.end()),
+                                       settings.library_configuration.end());
 }
 
 }  // namespace

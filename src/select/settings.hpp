@@ -62,6 +62,8 @@ struct Settings {
   // The first variable of the environment that configures the MPI library's broadcast
   // (OMPI_MCA_coll_sm_priority, MPIR_CVAR_BCAST_INTRA_ALGORITHM, ...); empty: none.
   std::string library_configured;
+  // All of them, "NAME=VALUE" each, sorted: what rules' configured= conditions compare.
+  Configuration library_configuration;
 };
 
 // `lookup` is std::getenv or, in tests, a table; it returns nullptr for unset names.

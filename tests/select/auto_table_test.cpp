@@ -86,6 +86,37 @@ TEST(AutoTable, AutoFollowsTheFirstApplyingRuleElseTheLibrary) {
   EXPECT_GT(unmatched, 0);
 }
 
+// Under a configuration of the library's broadcast, auto follows only rules measured under
+// it (configured=, a section of their own); a rule measured under the library's defaults
+// says nothing there, and a configuration nothing measured always gets the library's.
+TEST(AutoTable, UnderAConfiguredLibraryOnlyRulesMeasuredUnderIt) {
+  const RuleSet rules = table().rules;
+  std::vector<Configuration> configurations{{"OMPI_MCA_coll_tuned_priority=30"}};
+  for (const Rule& rule : rules.rules) {
+    if (!rule.configured.empty() &&
+        std::find(configurations.begin(), configurations.end(), rule.configured) ==
+            configurations.end()) {
+      configurations.push_back(rule.configured);
+    }
+  }
+  for (const Configuration& configuration : configurations) {
+    for (int procs : {2, 3, 4, 8, 16}) {
+      for (std::uint64_t bytes : {8ull, 1024ull, 16384ull, 1ull << 20, 1ull << 24}) {
+        const Rule* rule = rules.match(procs, bytes, procs, configuration);
+        const AlgorithmSpec expected = rule != nullptr && !rule->configured.empty()
+                                           ? rule->algorithm
+                                           : AlgorithmSpec(Algorithm::mpi);
+        EXPECT_EQ(select_automatic(procs, bytes, procs, configuration), expected)
+            << configuration.front() << " P=" << procs << " bytes=" << bytes;
+      }
+    }
+  }
+  for (std::uint64_t bytes : {1024ull, 1ull << 20}) {
+    EXPECT_EQ(select_automatic(2, bytes, 2, {"OMPI_MCA_coll_tuned_priority=30"}),
+              AlgorithmSpec(Algorithm::mpi));
+  }
+}
+
 std::vector<std::string> split(std::string_view list) {  // "a, b, c"
   std::vector<std::string> out;
   for (std::size_t at = 0; at <= list.size();) {

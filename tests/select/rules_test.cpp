@@ -19,8 +19,9 @@ std::string error_of(std::string_view text, bool by_line = false) {
   return result.error;
 }
 
-AlgorithmSpec chosen(const RuleSet& rules, int procs, std::uint64_t bytes, int ppn = 1) {
-  const Rule* rule = rules.match(procs, bytes, ppn);
+AlgorithmSpec chosen(const RuleSet& rules, int procs, std::uint64_t bytes, int ppn = 1,
+                     const Configuration& configuration = {}) {
+  const Rule* rule = rules.match(procs, bytes, ppn, configuration);
   return rule ? rule->algorithm : AlgorithmSpec(Algorithm::mpi);  // mpi: "no rule" in these tests
 }
 
@@ -85,6 +86,27 @@ TEST(Rules, LibraryConditionLimitsARuleToItsBuild) {
             "RULES rule 1 \"library=mpich library=mpich *:linear\": library is given twice");
 }
 
+// A rule measured under a configuration of the library's broadcast applies under exactly
+// that one (every variable, in any order); without configured= a rule applies under any.
+TEST(Rules, ConfiguredConditionLimitsARuleToThatConfiguration) {
+  const RuleSet rules = parsed("configured=B=2 configured=A=1 procs=2 *:linear; "
+                               "configured=A=1 procs=2 *:binomial; procs=2 *:hypercube");
+  EXPECT_EQ(rules.rules[0].configured, (Configuration{"A=1", "B=2"}));  // sorted
+  EXPECT_EQ(chosen(rules, 2, 100, 1, {"A=1", "B=2"}), Algorithm::linear);
+  EXPECT_EQ(chosen(rules, 2, 100, 1, {"A=1"}), Algorithm::binomial);
+  EXPECT_EQ(chosen(rules, 2, 100, 1, {"A=2"}), Algorithm::hypercube);
+  EXPECT_EQ(chosen(rules, 2, 100), Algorithm::hypercube);
+  EXPECT_EQ(chosen(rules, 2, 100, 1, {"A=1", "B=2", "C=3"}), Algorithm::hypercube);
+  EXPECT_EQ(error_of("configured=A *:linear"),
+            "RULES rule 1 \"configured=A *:linear\": configured= takes NAME=VALUE, not 'A'");
+  EXPECT_EQ(error_of("configured=A= *:linear"),
+            "RULES rule 1 \"configured=A= *:linear\": configured= takes NAME=VALUE, not 'A='");
+  EXPECT_EQ(error_of("configured==1 *:linear"),
+            "RULES rule 1 \"configured==1 *:linear\": configured= takes NAME=VALUE, not '=1'");
+  EXPECT_EQ(error_of("configured=A=1 configured=A=1 *:linear"),
+            "RULES rule 1 \"configured=A=1 configured=A=1 *:linear\": configured=A=1 is given twice");
+}
+
 TEST(Rules, FirstApplyingRuleWinsAndUncoveredSizesMatchNothing) {
   const RuleSet rules = parsed("100-200:linear,0-1000:hypercube");
   EXPECT_EQ(chosen(rules, 2, 150), Algorithm::linear);
@@ -141,7 +163,7 @@ TEST(Rules, MalformedRulesSayWhereAndWhat) {
   EXPECT_EQ(error_of("-5:linear"),
             "RULES rule 1 \"-5:linear\": '' is not a number (suffixes K, M, G: base 2)");
   EXPECT_EQ(error_of("nodes=2 *:linear"),
-            "RULES rule 1 \"nodes=2 *:linear\": unknown condition 'nodes' (known: bytes, procs, ppn, library)");
+            "RULES rule 1 \"nodes=2 *:linear\": unknown condition 'nodes' (known: bytes, procs, ppn, library, configured)");
   EXPECT_EQ(error_of("ppn=2 ppn=3:linear"), "RULES rule 1 \"ppn=2 ppn=3:linear\": ppn is given twice");
   EXPECT_EQ(error_of("1-2 3-4:linear"), "RULES rule 1 \"1-2 3-4:linear\": bytes is given twice");
   EXPECT_EQ(error_of("# ok\n*:linear\nprocs=x *:linear", true),

@@ -202,5 +202,25 @@ TEST(Settings, TheLibrarysOwnBroadcastSettingsMakeAutoDefer) {
   EXPECT_EQ(read({{"OMPI_MCA_coll_sm_priority", ""}}).library_configured, "");  // empty: unset
 }
 
+// The configuration is every such variable with its value, sorted: a rule measured under it
+// (configured=) decides there, auto's included, and nowhere else.
+TEST(Settings, RulesForTheLibrarysConfigurationDecideUnderItOnly) {
+  const Settings settings = read({{"OMPI_MCA_coll_tuned_priority", "30"},
+                                  {"OMPI_MCA_coll_sm_priority", "100"},
+                                  {"OMPI_MCA_btl_vader_single_copy_mechanism", "cma"},
+                                  {"LEANCAST_BCAST_RULES",
+                                   "configured=OMPI_MCA_coll_sm_priority=100 "
+                                   "configured=OMPI_MCA_coll_tuned_priority=30 *:linear"}});
+  EXPECT_EQ(settings.library_configuration,
+            (Configuration{"OMPI_MCA_coll_sm_priority=100", "OMPI_MCA_coll_tuned_priority=30"}));
+  EXPECT_EQ(decide(settings, std::nullopt, 2, 4096).algorithm, Algorithm::linear);
+  const Settings other = read({{"OMPI_MCA_coll_sm_priority", "90"},
+                               {"LEANCAST_BCAST_RULES",
+                                "configured=OMPI_MCA_coll_sm_priority=100 *:linear"}});
+  EXPECT_EQ(decide(other, std::nullopt, 2, 4096).algorithm, Algorithm::mpi);
+  EXPECT_EQ(decide(other, std::nullopt, 2, 4096).by, "OMPI_MCA_coll_sm_priority");
+  EXPECT_TRUE(read({}).library_configuration.empty());
+}
+
 }  // namespace
 }  // namespace leancast::detail

@@ -76,6 +76,28 @@ class Rules(unittest.TestCase):
         rules = exporting.rules_for(count, grid, decisions, "3-8", "1-", "any")
         self.assertEqual(rules[0][0], "procs=3-8 ppn=1- 1K-16383")
 
+    def test_runs_under_a_configured_library_carry_its_configuration(self):
+        setting = ["OMPI_MCA_coll_sm_priority=100"]
+        runs = both(2, self.TIMES, mpi_library="Open MPI v4.1.2", library_configuration=setting)
+        count, decisions = decisions_of(runs, ["mpi", "binomial", "linear"],
+                                        lambda a, *_: {"binomial": 3, "linear": 7}[a])[2]
+        rules = exporting.rules_for(count, [K, 4 * K, M], decisions, "2", "2", None)
+        self.assertEqual([c for c, _, _ in rules], [
+            "procs=2 ppn=2 library=openmpi configured=OMPI_MCA_coll_sm_priority=100 1K-65535",
+            "procs=2 ppn=2 library=openmpi configured=OMPI_MCA_coll_sm_priority=100 64K-"])
+        header = exporting.header(options(site=True), ["--out", "x.rules"],
+                                  deciding.group_runs(runs), {}, ["mpi", "binomial", "linear"],
+                                  types.SimpleNamespace(missing=False))
+        self.assertIn("the library's broadcast: mpi, configured by "
+                      "OMPI_MCA_coll_sm_priority=100", header[1])
+        # Runs of one count under two configurations say nothing about either together.
+        mixed = runs + both(2, self.TIMES, mpi_library="Open MPI v4.1.2")
+        with self.assertRaisesRegex(SystemExit, "configured the library's broadcast differently"):
+            exporting.configuration(mixed)
+        odd = both(2, self.TIMES, library_configuration=["MPICH_X=a,b"])
+        with self.assertRaisesRegex(SystemExit, "cannot be a rule's configured= condition"):
+            exporting.configuration(odd)
+
     def test_a_count_measured_under_fewer_methods_rests_on_those(self):
         # Files of several runs together: P = 8 has paper only, the section names both.
         runs = both(2, self.TIMES) + [bench_run(8, "paper", self.TIMES)]

@@ -108,6 +108,7 @@ nlohmann::ordered_json describe_environment(MPI_Comm comm) {
       {"leancast_version", LEANCAST_VERSION},
       {"git_revision", std::string(git_revision)},
       {"executor", leancast::executor_description()},
+      {"library_configuration", leancast::library_configuration()},
       {"date", utc_now()},
   };
 #ifndef LEANCAST_SMPI

@@ -2,6 +2,7 @@
 one rule per run of sizes with the same winner and each rule's evidence; and the --json
 record of every measurement."""
 import json
+import sys
 
 from .common import (EMULATED_REFERENCES, METHOD_TEXT, METHODS, REFERENCE, STAND_INS,
                      duration_text, is_reference, reference_text, shown, shown_command,
@@ -83,7 +84,7 @@ def rules_for(count, grid, decisions, procs_text, ppn_text, library):
         low, high = bounds[i][0], bounds[j][1]
         notes = " | ".join(evidence(s, decisions[s], count) for s in grid[i:j + 1])
         lines.append((f"procs={procs_text} ppn={ppn_text} {library_condition(count.env, library)}"
-                      f"{range_text(low, high, True)}",
+                      f"{configured_conditions(count.runs)}{range_text(low, high, True)}",
                       decisions[grid[i]].winner, notes))
         i = j + 1
     return lines
@@ -101,6 +102,28 @@ def library_condition(env, claimed):
         if any(text.startswith(m) or m in text for m in marks):
             return f"library={name} "
     return ""
+
+
+def configuration(runs):
+    """The variables that configured the library's broadcast in the runs ("NAME=VALUE", as
+    leancast read them: their JSON's environment.library_configuration), the same in each."""
+    seen = {tuple(r["environment"].get("library_configuration") or ()) for r in runs}
+    if len(seen) > 1:
+        sys.exit("leancast-tune: the runs configured the library's broadcast differently: "
+                 + "; ".join(" ".join(c) or "(defaults)" for c in sorted(seen)))
+    found = next(iter(seen), ())
+    for setting in found:
+        if any(c in setting for c in " \t,;:#"):
+            sys.exit(f"leancast-tune: {setting} cannot be a rule's configured= condition "
+                     "(blank, ',', ';', ':' or '#' in it)")
+    return found
+
+
+def configured_conditions(runs):
+    """"configured=NAME=VALUE " for each variable that configured the library's broadcast
+    in the runs: auto follows such rules only under that configuration, and rules without
+    them only under the library's defaults (docs/auto.md)."""
+    return "".join(f"configured={setting} " for setting in configuration(runs))
 
 
 def stamp(env, counts):
@@ -151,10 +174,12 @@ def header(options, argv, counts, extra, order, messages):
     else:
         machines = list(dict.fromkeys(machine_text(run) for procs in sorted(counts)
                                       for run in counts[procs].runs))
+        configured = configuration([r for c in counts.values() for r in c.runs])
+        broadcast = "mpi" + (f", configured by {' '.join(configured)}" if configured else "")
         if len(machines) == 1:
-            lines.append(f"# machine: {machines[0]}; the library's broadcast: mpi")
+            lines.append(f"# machine: {machines[0]}; the library's broadcast: {broadcast}")
         else:  # runs from several machines: a rule holds on each (auto-table.sh's KEEP_RUNS)
-            lines.append(f"# machines: {'; '.join(machines)}; the library's broadcast: mpi")
+            lines.append(f"# machines: {'; '.join(machines)}; the library's broadcast: {broadcast}")
     lines.append(stamp(first, counts))
     lines.append(f"#   leancast-tune {shown_command(argv)}")
     for command in options.measured_by if options.from_json else []:
