@@ -332,6 +332,7 @@ int main(int argc, char** argv) {
   bool compare_all = false;
   std::string platform_name, agreement_file;
   std::vector<std::string> candidate_names;
+  leancast::detail::Configuration configured;
   app.add_option("-a,--algorithm", algorithm_name,
                  "algorithm, NAME or NAME:PARAMETER: " + leancast::algorithm_names());
   // For scripts: every accepted name, one a line, in the registry's order (auto and mpi
@@ -366,6 +367,9 @@ int main(int argc, char** argv) {
   app.add_option("--ranks-per-node", ranks_per_node,
                  "ranks r, s share a node when r / N == s / N (node-aware, auto, cost model)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--configured", configured,
+                 "NAME=VALUE (repeatable): the MPI library's broadcast configured so, as the "
+                 "ranks' environment would (auto then follows only rules measured under it)");
   app.add_option("--alpha-inter", alpha_inter, "cost model: seconds per message between nodes")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--beta-inter", beta_inter, "cost model: seconds per byte between nodes")
@@ -481,8 +485,9 @@ int main(int argc, char** argv) {
     }
     return compare(shape, model, json, candidates, check);
   }
+  std::sort(configured.begin(), configured.end());
   const leancast::PlanTotals totals =
-      leancast::plan_totals(leancast::resolve_automatic(*algorithm, shape), shape);
+      leancast::plan_totals(leancast::resolve_automatic(*algorithm, shape, configured), shape);
   std::optional<Prediction> prediction;
   const bool has_schedule = !is_library_broadcast(totals);
   const bool priced = has_schedule && !leancast::uses_shared_memory(totals.algorithm);

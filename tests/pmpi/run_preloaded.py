@@ -22,6 +22,7 @@ says it did:
   winner one of the candidates.
 
 --log-line REGEX: a line of the log that must appear (repeatable).
+--configured NAME=VALUE: as --env, and leancast-plan checks auto's choices under it.
 --every-algorithm: the program's arguments end with "default" and every name that
 leancast-plan --list-algorithms prints (the registry's), so that it runs each in turn.
 --expect-abort instead expects the job to abort. Exit 77 from the program means skipped;
@@ -57,6 +58,9 @@ def parse_arguments():
     parser.add_argument("--procs", type=int, required=True)
     parser.add_argument("--preload", help="the interposer; omit for a program linked with it")
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for the ranks")
+    parser.add_argument("--configured", action="append", default=[], metavar="NAME=VALUE",
+                        help="a variable that configures the library's broadcast, for the "
+                             "ranks and for leancast-plan's view of auto")
     parser.add_argument("--served-by", action="append", default=[])
     parser.add_argument("--only")
     parser.add_argument("--log-line", action="append", default=[], metavar="REGEX",
@@ -130,8 +134,9 @@ def check_auto_choices(args, output):
     unless the log names the nodes)."""
     choices = AUTO_CHOICE.findall(output)
     for procs, size, chosen, ppn in choices:
+        configured = [f"--configured={setting}" for setting in args.configured]
         report = subprocess.run([args.plan, "-a", "auto", "-p", procs, "-b", size,
-                                 "--ranks-per-node", ppn or procs, "--json"],
+                                 "--ranks-per-node", ppn or procs, "--json"] + configured,
                                 capture_output=True, text=True, check=True).stdout
         expected = json.loads(report)["selected_algorithm"]
         if chosen != expected:
@@ -182,7 +187,7 @@ def main():
         args.program += ["default", *names]
     environment = [("LD_PRELOAD", args.preload)] if args.preload else []
     environment.append(("LEANCAST_VERBOSE", "1"))
-    environment += [tuple(setting.split("=", 1)) for setting in args.env]
+    environment += [tuple(setting.split("=", 1)) for setting in args.env + args.configured]
     status, output = launch(args, environment)
     if args.expect_abort:
         if status in (0, 124) or "not reached" in output:
