@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm other;
   MPI_Comm_dup(MPI_COMM_WORLD, &other);
-  const long sizes[] = {1, 3000, 12000, 70000, 1 << 20};
+  const long sizes[] = {1, 3000, 12000, 70000, 300000, 1 << 20};
   unsigned char* bufs[kOutstanding];
   for (int k = 0; k < kOutstanding; ++k) bufs[k] = malloc(1 << 20);
   unsigned char* blocking = malloc(100000);
