@@ -10,6 +10,9 @@
 #                 machine, 2 ranks: what auto runs where the user configured that broadcast
 #                 (library=openmpi configured=OMPI_MCA_coll_sm_priority=100, P = 2)
 #   real-openmpi  real Open MPI on this machine, 2 ranks on 2 cores     (library=openmpi, P = 2)
+#   real-mpich-rg  real MPICH with its release_gather broadcast forced
+#                 (MPIR_CVAR_BCAST_POSIX_INTRA_ALGORITHM=release_gather), this machine, 2 ranks
+#                 (library=mpich configured=MPIR_CVAR_BCAST_POSIX_INTRA_ALGORITHM=release_gather)
 #   real-mpich    real MPICH on this machine, 2 ranks on 2 cores        (library=mpich, P = 2)
 #                 (each real section: two tuning runs per machine, SECTION.json, SECTION-2.json
 #                 and on, and a rule only where a candidate won in every one)
@@ -48,7 +51,7 @@ source "$(dirname "$0")/env.sh"
 cd "$LEANCAST_ROOT"  # records name paths relative to here
 out=docs/tuning
 mkdir -p "$out"
-all=(real-openmpi-sm real-openmpi real-mpich real16-openmpi real16-mpich node nodes ppn1 large)
+all=(real-openmpi-sm real-openmpi real-mpich-rg real-mpich real16-openmpi real16-mpich node nodes ppn1 large)
 sections=("$@")
 ((${#sections[@]})) || sections=("${all[@]}")
 
@@ -70,7 +73,7 @@ executors="--executors dataflow,dataflow:0"
 
 # Per section: the build that measures (flavor), how it measures (measure: sets args) and
 # what its rules claim (rules).
-declare -A flavor=([real-openmpi-sm]=openmpi [real-openmpi]=openmpi [real-mpich]=mpich [real16-openmpi]=openmpi
+declare -A flavor=([real-openmpi-sm]=openmpi [real-openmpi]=openmpi [real-mpich-rg]=mpich [real-mpich]=mpich [real16-openmpi]=openmpi
                    [real16-mpich]=mpich [node]=smpi [nodes]=smpi [ppn1]=smpi
                    [large]=smpi)
 # In simulation the library's broadcast is SMPI's default (mpi), SMPI's copies of Open MPI's
@@ -88,6 +91,7 @@ mpich_smp+=",node-aware:scatter-ring/scatter-ring"
 declare -A rules=(
   [real-openmpi-sm]="--procs-cover 2-2 --tie 0.15"
   [real-openmpi]="--procs-cover 2-2 --tie 0.15"
+  [real-mpich-rg]="--procs-cover 2-2 --tie 0.15"
   [real-mpich]="--procs-cover 2-2 --tie 0.15"
   [real16-openmpi]="--procs-cover 3-16 --tie 0.15 --exclude auto"
   [real16-mpich]="--procs-cover 3-16 --tie 0.15 --exclude auto"
@@ -106,6 +110,8 @@ measure() {
     real-openmpi-sm) args=(--site --launcher "env OMPI_MCA_coll_sm_priority=100 OMPI_MCA_btl_vader_single_copy_mechanism=cma mpirun --oversubscribe -n {procs}"
                            --procs 2 --budget-minutes 6 "${real_grid[@]}") ;;
     # Bound to cores, as Open MPI binds by default (scripts/within-node-measure.sh says why).
+    real-mpich-rg) args=(--site --launcher "env MPIR_CVAR_BCAST_POSIX_INTRA_ALGORITHM=release_gather mpiexec.mpich -bind-to core -n {procs}"
+                         --procs 2 --budget-minutes 6 "${real_grid[@]}") ;;
     real-mpich) args=(--site --launcher "mpiexec.mpich -bind-to core -n {procs}" --procs 2 --budget-minutes 6
                       "${real_grid[@]}") ;;
     node) args=(--sim hornet --procs 8,16,24 --candidates "$flat,$library" --sizes "$sim_sizes"
