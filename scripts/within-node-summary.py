@@ -137,17 +137,23 @@ def modes(directory):
     return lines + [""]
 
 
-def table(title, default, runs, peer="coll sm"):
+# Configurations of the library's broadcast that auto's table has rules for: auto against
+# MPI_Bcast in their runs too.
+CONFIGURED_PEERS = ("coll sm", "release_gather")
+
+
+def table(title, default, runs):
     """Per size: leancast's best in DEFAULT (run, cells, bounds), its time against the memory
     bound, MPI_Bcast / leancast's best in each of RUNS ((label, cells) pairs, each ratio within
-    its own run), the smallest of those, and auto against MPI_Bcast in PEER's run (else the
-    default's)."""
+    its own run), the smallest of those, and auto against MPI_Bcast in the default's run and
+    in each configured peer's run among RUNS."""
     run, cells, bounds = default
     lines = [f"## {title}", "", stamp(run) + ".", ""]
+    peers = [("default", cells)] + [(p, dict(runs)[p]) for p in CONFIGURED_PEERS if p in dict(runs)]
     header = ["bytes", "best", "µs", "rotated", "time / bound", "time / kernel"]
-    header += [label for label, _ in runs] + ["fastest config", f"auto vs MPI_Bcast ({peer} or default)"]
+    header += [label for label, _ in runs] + ["fastest config"]
+    header += [f"auto vs MPI_Bcast ({label})" for label, _ in peers]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    against = dict(runs).get(peer) or cells
     for size in sorted({s for _, s in cells}):
         b = best(cells, size)
         bound, rotated = bounds[(b, size)]
@@ -162,7 +168,7 @@ def table(title, default, runs, peer="coll sm"):
             row.append(fmt(r))
         present = [r for r in ratios if r is not None]
         row.append(f"**{fmt(min(present) if present else None)}**")
-        row.append(fmt(ratio(against, "mpi", "auto", size)))
+        row += [fmt(ratio(peer_cells, "mpi", "auto", size)) for _, peer_cells in peers]
         lines.append("| " + " | ".join(row) + " |")
     lines.append("")
     return lines
@@ -186,7 +192,7 @@ def huge_pages(directory, library):
         return []
     default = load(path)
     return table(f"{library} P = 2, buffers on huge pages (huge-pages/)", default,
-                 [("default", default[1])], peer="default")
+                 [("default", default[1])])
 
 
 def deferral(directory, library, procs):

@@ -187,8 +187,9 @@ bool configures_library_broadcast(std::string_view name) {
 void read_library_configured(const Lookup& lookup, const std::vector<std::string>& names,
                              Settings& settings) {
   for (const std::string& name : names) {
+    if (!configures_library_broadcast(name)) continue;
     const char* value = value_of(lookup, name.c_str());
-    if (!configures_library_broadcast(name) || value == nullptr) continue;
+    if (value == nullptr) continue;
     if (settings.library_configured.empty()) settings.library_configured = name;
     settings.library_configuration.push_back(name + "=" + value);
   }
