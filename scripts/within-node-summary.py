@@ -149,7 +149,8 @@ def table(title, default, runs):
     in each configured peer's run among RUNS."""
     run, cells, bounds = default
     lines = [f"## {title}", "", stamp(run) + ".", ""]
-    peers = [("default", cells)] + [(p, dict(runs)[p]) for p in CONFIGURED_PEERS if p in dict(runs)]
+    named = dict(runs)
+    peers = [("default", cells)] + [(p, named[p]) for p in CONFIGURED_PEERS if p in named]
     header = ["bytes", "best", "µs", "rotated", "time / bound", "time / kernel"]
     header += [label for label, _ in runs] + ["fastest config"]
     header += [f"auto vs MPI_Bcast ({label})" for label, _ in peers]

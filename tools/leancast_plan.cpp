@@ -231,7 +231,8 @@ nlohmann::ordered_json model_json(const leancast::CostModel& model) {
 // predicted first; `check`: what the simulation says of the ranking here, if anything.
 int compare(const BcastShape& shape, const leancast::CostModel& model, bool json,
             const std::vector<std::pair<std::string, AlgorithmSpec>>& candidates,
-            const std::optional<leancast::plan::RankingCheck>& check) {
+            const std::optional<leancast::plan::RankingCheck>& check,
+            const leancast::detail::Configuration& configured) {
   struct Row {
     std::string candidate;
     leancast::PlanTotals totals;
@@ -246,7 +247,8 @@ int compare(const BcastShape& shape, const leancast::CostModel& model, bool json
     }
   }
   for (const auto& [candidate, spec] : specs) {
-    leancast::PlanTotals totals = leancast::plan_totals(leancast::resolve_automatic(spec, shape), shape);
+    leancast::PlanTotals totals =
+        leancast::plan_totals(leancast::resolve_automatic(spec, shape, configured), shape);
     if (leancast::uses_shared_memory(totals.algorithm)) {  // copies, which the model does not price
       unpriced.emplace_back(candidates.empty() ? leancast::to_string(totals.algorithm) : candidate);
       continue;
@@ -260,7 +262,7 @@ int compare(const BcastShape& shape, const leancast::CostModel& model, bool json
   });
   const double bound = leancast::lower_bound_seconds(shape, model);
   const std::string automatic =
-      leancast::to_string(leancast::resolve_automatic(Algorithm::automatic, shape));
+      leancast::to_string(leancast::resolve_automatic(Algorithm::automatic, shape, configured));
   if (json) {
     nlohmann::ordered_json ranked = nlohmann::ordered_json::array();
     for (const Row& row : rows) {
@@ -463,6 +465,7 @@ int main(int argc, char** argv) {
                kMaxTableProcs);
     return 2;
   }
+  configured = leancast::detail::configuration_of(std::move(configured));  // as the library reads it
   // --ranks-per-node places ranks on nodes for the schedules too (node-aware, auto).
   const BcastShape shape{procs, root, *bytes,
                          ranks_per_node > 0 ? leancast::block_nodes(procs, ranks_per_node) : nullptr};
@@ -483,9 +486,8 @@ int main(int argc, char** argv) {
         return 2;
       }
     }
-    return compare(shape, model, json, candidates, check);
+    return compare(shape, model, json, candidates, check, configured);
   }
-  std::sort(configured.begin(), configured.end());
   const leancast::PlanTotals totals =
       leancast::plan_totals(leancast::resolve_automatic(*algorithm, shape, configured), shape);
   std::optional<Prediction> prediction;

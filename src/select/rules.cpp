@@ -136,6 +136,12 @@ struct RuleParser {
 
 std::string_view built_for_library() { return LEANCAST_MPI_LIBRARY; }
 
+Configuration configuration_of(std::vector<std::string> settings) {
+  std::sort(settings.begin(), settings.end());
+  settings.erase(std::unique(settings.begin(), settings.end()), settings.end());
+  return settings;
+}
+
 const Rule* RuleSet::match(int procs, std::uint64_t bytes, int ranks_per_node,
                            const Configuration& configuration) const {
   for (const Rule& rule : rules) {

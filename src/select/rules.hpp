@@ -41,6 +41,8 @@ struct Range {
 
 // The variables that configure the MPI library's broadcast, "NAME=VALUE" each, sorted.
 using Configuration = std::vector<std::string>;
+// `settings` as a Configuration: sorted, each once.
+Configuration configuration_of(std::vector<std::string> settings);
 
 struct Rule {
   Range procs;

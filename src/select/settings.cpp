@@ -193,10 +193,7 @@ void read_library_configured(const Lookup& lookup, const std::vector<std::string
     if (settings.library_configured.empty()) settings.library_configured = name;
     settings.library_configuration.push_back(name + "=" + value);
   }
-  std::sort(settings.library_configuration.begin(), settings.library_configuration.end());
-  settings.library_configuration.erase(std::unique(settings.library_configuration.begin(),
-                                                   settings.library_configuration.end()),
-                                       settings.library_configuration.end());
+  settings.library_configuration = configuration_of(std::move(settings.library_configuration));
 }
 
 }  // namespace

@@ -71,6 +71,7 @@ def rules_for(count, grid, decisions, procs_text, ppn_text, library):
     smallest measured size: below it nothing was measured, so auto runs mpi there too (at
     P = 2, shm measured 2.5x MPI_Bcast at 1 KiB and 0.32x at 8 B, paper method)."""
     lines, bounds, i = [], ranges(grid), 0
+    conditions = f"{library_condition(count.env, library)}{configured_conditions(count.runs)}"
     if grid:
         bounds[0] = (grid[0], bounds[0][1])
     while i < len(grid):
@@ -83,8 +84,7 @@ def rules_for(count, grid, decisions, procs_text, ppn_text, library):
             j += 1
         low, high = bounds[i][0], bounds[j][1]
         notes = " | ".join(evidence(s, decisions[s], count) for s in grid[i:j + 1])
-        lines.append((f"procs={procs_text} ppn={ppn_text} {library_condition(count.env, library)}"
-                      f"{configured_conditions(count.runs)}{range_text(low, high, True)}",
+        lines.append((f"procs={procs_text} ppn={ppn_text} {conditions}{range_text(low, high, True)}",
                       decisions[grid[i]].winner, notes))
         i = j + 1
     return lines
