@@ -189,11 +189,14 @@ void read_library_configured(const Lookup& lookup, const std::vector<std::string
   for (const std::string& name : names) {
     if (!configures_library_broadcast(name)) continue;
     const char* value = value_of(lookup, name.c_str());
-    if (value == nullptr) continue;
-    if (settings.library_configured.empty()) settings.library_configured = name;
-    settings.library_configuration.push_back(name + "=" + value);
+    if (value != nullptr) settings.library_configuration.push_back(name + "=" + value);
   }
   settings.library_configuration = configuration_of(std::move(settings.library_configuration));
+  // The name a log gives: the first in sorted order, whatever the environment's order.
+  if (!settings.library_configuration.empty()) {
+    const std::string& first = settings.library_configuration.front();
+    settings.library_configured = first.substr(0, first.find('='));
+  }
 }
 
 }  // namespace

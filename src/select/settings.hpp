@@ -59,8 +59,8 @@ struct Settings {
   std::string tune_path;               // LEANCAST_TUNE_FILE; empty: none
   TuneFile tune_file;                  // what it holds
   std::vector<std::string> warnings;   // one per malformed setting, ready to print
-  // The first variable of the environment that configures the MPI library's broadcast
-  // (OMPI_MCA_coll_sm_priority, MPIR_CVAR_BCAST_INTRA_ALGORITHM, ...); empty: none.
+  // The first by name of the environment's variables that configure the MPI library's
+  // broadcast (OMPI_MCA_coll_sm_priority, MPIR_CVAR_BCAST_INTRA_ALGORITHM, ...); empty: none.
   std::string library_configured;
   // All of them, "NAME=VALUE" each, sorted: what rules' configured= conditions compare.
   Configuration library_configuration;

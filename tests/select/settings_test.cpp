@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "select/decide.hpp"
 #include "settings_support.hpp"
@@ -220,6 +221,16 @@ TEST(Settings, RulesForTheLibrarysConfigurationDecideUnderItOnly) {
   EXPECT_EQ(decide(other, std::nullopt, 2, 4096).algorithm, Algorithm::mpi);
   EXPECT_EQ(decide(other, std::nullopt, 2, 4096).by, "OMPI_MCA_coll_sm_priority");
   EXPECT_TRUE(read({}).library_configuration.empty());
+  // Whatever order the environment lists them in, the same configuration and the same name.
+  const Settings reversed = read_settings(
+      [](const char* name) -> const char* {
+        const std::string_view asked(name);
+        if (asked == "OMPI_MCA_coll_tuned_priority") return "30";
+        return asked == "OMPI_MCA_coll_sm_priority" ? "100" : nullptr;
+      },
+      {"OMPI_MCA_coll_tuned_priority", "OMPI_MCA_coll_sm_priority"});
+  EXPECT_EQ(reversed.library_configuration, settings.library_configuration);
+  EXPECT_EQ(reversed.library_configured, "OMPI_MCA_coll_sm_priority");
 }
 
 }  // namespace

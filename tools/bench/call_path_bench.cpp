@@ -30,6 +30,7 @@
 
 #include "bench_support.hpp"
 #include "parse_options.hpp"
+#include "slowest_time.hpp"
 #include "environment.hpp"
 #include "mpi/base/process_settings.hpp"
 #include "mpi/base/usage_log.hpp"
@@ -45,6 +46,7 @@
 namespace {
 
 using leancast::bench::median;
+using leancast::bench::slowest_seconds_per_call;
 namespace lc = leancast;
 namespace detail = leancast::detail;
 
@@ -52,18 +54,6 @@ namespace detail = leancast::detail;
 template <class T>
 inline void keep(const T& value) {
   asm volatile("" : : "r,m"(value) : "memory");
-}
-
-// Seconds per iteration of `body`, the slowest rank's, after a barrier.
-template <class Body>
-double timed(MPI_Comm comm, int iterations, Body&& body) {
-  PMPI_Barrier(comm);
-  const double start = MPI_Wtime();
-  for (int i = 0; i < iterations; ++i) body();
-  const double mine = (MPI_Wtime() - start) / iterations;
-  double slowest = 0;
-  PMPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return slowest;
 }
 
 struct Item {
@@ -85,12 +75,12 @@ std::vector<Series> measure(MPI_Comm comm, std::vector<Item>& items, int bytes, 
   std::vector<Series> out;
   for (Item& item : items) {
     out.push_back({item.name, bytes, item.note, {}});
-    timed(comm, iterations / 10 + 1, item.body);  // warm up
+    slowest_seconds_per_call(comm, iterations / 10 + 1, item.body);  // warm up
   }
   for (int rep = 0; rep < reps; ++rep) {
     for (std::size_t k = 0; k < items.size(); ++k) {
       const std::size_t i = (k + static_cast<std::size_t>(rep)) % items.size();
-      out[i].ns.push_back(timed(comm, iterations, items[i].body) * 1e9);
+      out[i].ns.push_back(slowest_seconds_per_call(comm, iterations, items[i].body) * 1e9);
     }
   }
   return out;

@@ -23,10 +23,12 @@
 
 #include "bench_support.hpp"
 #include "parse_options.hpp"
+#include "slowest_time.hpp"
 
 namespace {
 
 using leancast::bench::median;
+using leancast::bench::slowest_seconds_per_call;
 
 struct Ring {
   int left = 0, right = 0;
@@ -58,12 +60,7 @@ void operate(const std::string& op, bool mpi, const Ring& ring) {
 
 // Seconds per operation, the slowest rank's.
 double timed(const std::string& op, bool mpi, const Ring& ring, int iterations) {
-  PMPI_Barrier(MPI_COMM_WORLD);
-  const double start = MPI_Wtime();
-  for (int i = 0; i < iterations; ++i) operate(op, mpi, ring);
-  double mine = (MPI_Wtime() - start) / iterations, slowest = 0;
-  PMPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return slowest;
+  return slowest_seconds_per_call(MPI_COMM_WORLD, iterations, [&] { operate(op, mpi, ring); });
 }
 
 }  // namespace
