@@ -12,7 +12,7 @@
 namespace leancast {
 
 enum class Algorithm {
-  automatic,           // "auto": MPICH's selection with the tuned ring
+  automatic,           // "auto": the built-in table (data/auto.rules), else the library's MPI_Bcast
   linear,              // root sends to every rank
   binomial,            // MPICH's binomial tree
   hypercube,           // lecture's dimension order: round i, ranks < 2^i send to rank + 2^i
@@ -21,7 +21,7 @@ enum class Algorithm {
   scatter_ring_tuned,  // paper's MPI_Bcast_opt: binomial scatter + non-enclosed ring
   mpi,                 // "mpi": the MPI library's own broadcast (PMPI_Bcast); no schedule
   pipeline_chain,        // root -> root+1 -> ..., the message cut into pipelined segments
-  pipeline_binary_tree,  // heap-shaped binary tree with the same segment pipelining
+  pipeline_binary_tree,  // binary tree in preorder layout with the same segment pipelining
   knomial,               // k-ary generalisation of the binomial tree (radix k >= 2)
   two_tree,              // two binary trees, each pipelining half of the segments
   circulant,             // Traeff's round-optimal n-block schedule on a circulant graph

@@ -40,9 +40,11 @@ int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                const AlgorithmSpec& algorithm, MPI_Request* request);
 
 // Where the ranks of the intracommunicator `comm` run, as leancast's node-aware broadcast
-// and auto see it: node_of[rank], from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) or
-// LEANCAST_RANKS_PER_NODE. Collective the first time per communicator (it sets up the
-// private communicator of the first broadcast). Returns an MPI error code.
+// and auto see it: node_of[rank], ranks with the same MPI_Get_processor_name on one node (a
+// hash of it, gathered in MPI_Init where leancast sees that call, else when the private
+// communicator is made), or by LEANCAST_RANKS_PER_NODE. Collective the first time per
+// communicator (it sets up the private communicator of the first broadcast). Returns an MPI
+// error code.
 int node_map(MPI_Comm comm, std::shared_ptr<const NodeMap>& nodes);
 
 // Overrides LEANCAST_EXECUTOR for the broadcasts this process starts from now on (those

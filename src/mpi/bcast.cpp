@@ -386,6 +386,7 @@ int copies_again(const BcastCall& call, PrivateComm& state, const PrivateComm::L
 int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
           const NonblockingCall* nonblocking) {
   if (nonblocking != nullptr) {
+    if (nonblocking->request == nullptr) return raise_problem(call.comm, Problem::null_request);
     if (!nonblocking->persistent && ibcast_passes_at_once(call, requested ? &*requested : nullptr)) {
       return pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root, call.comm,
                                      nonblocking->request);

@@ -24,7 +24,9 @@ struct LastName {
 
 // A broadcast with the algorithm named by `algorithm` (nullptr or "": the settings decide).
 int named(const BcastCall& call, const char* algorithm, const NonblockingCall* nonblocking) {
-  if (nonblocking != nullptr) *nonblocking->request = MPI_REQUEST_NULL;
+  if (nonblocking != nullptr && nonblocking->request != nullptr) {
+    *nonblocking->request = MPI_REQUEST_NULL;
+  }
   if (algorithm == nullptr || *algorithm == '\0') return bcast(call, std::nullopt, nonblocking);
   thread_local LastName last;
   if (last.spec && last.text == algorithm) return bcast(call, last.spec, nonblocking);

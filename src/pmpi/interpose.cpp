@@ -64,6 +64,7 @@ int interposed_bcast_init(void* buf, MPI_Count count, MPI_Datatype type, int roo
                           MPI_Info info, MPI_Request* request) {
   if (inside) return PMPI_Bcast_init_c(buf, count, type, root, comm, info, request);
   inside = true;
+  if (request != nullptr) *request = MPI_REQUEST_NULL;  // as after any error
   std::optional<AlgorithmSpec> algorithm;
   int rc = MPI_SUCCESS;
   if (const auto value = detail::algorithm_info_value(info)) {

@@ -1,11 +1,15 @@
 """The docs against the code: every algorithm name the registry knows is in leancast.h's
-list and in docs/algorithms.md, the README stays short, and no relative link is dead.
+list and in docs/algorithms.md, every `$ leancast-plan ...` example prints what the page
+shows, auto.md carries the table of rules scripts/auto-where.py prints from data/auto.rules,
+the README stays short, and no relative link is dead.
 
-Usage: docs_check.py LEANCAST_PLAN REPOSITORY_ROOT
+Usage: docs_check.py LEANCAST_PLAN REPOSITORY_ROOT [--update-examples]
 Prints every problem found and exits 1 if there is one, 0 if there is none.
+--update-examples writes the planner's output into the examples instead of reporting them.
 """
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -16,6 +20,8 @@ INLINE_LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\
 # [label]: target
 REFERENCE_LINK = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$")
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+# A ```text block whose first line is a leancast-plan command: the rest is its output.
+PLAN_EXAMPLE = re.compile(r"(```text\n\$ leancast-plan ([^\n]*)\n)(.*?)(```)", re.DOTALL)
 
 
 def registry_names(plan):
@@ -49,6 +55,50 @@ def missing_from_algorithms_page(names, page_text):
         if not heading and not code:
             missing.append(n)
     return missing
+
+
+def as_shown(text):
+    # Trailing spaces and blank lines are not shown.
+    lines = [line.rstrip() for line in text.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines) + "\n"
+
+
+def stale_plan_examples(plan, root, update):
+    problems = []
+    for page in markdown_files(root):
+        text = read(page)
+
+        def current(match):
+            args, shown = match.group(2), match.group(3)
+            result = subprocess.run([plan] + shlex.split(args), capture_output=True, text=True,
+                                    timeout=60)
+            now = as_shown(result.stdout + result.stderr)
+            if as_shown(shown) == now:
+                return match.group(0)
+            if not update:
+                problems.append(f"{os.path.relpath(page, root)}: `leancast-plan {args}` now "
+                                "prints otherwise (docs_check.py ... --update-examples)")
+            return match.group(1) + now + match.group(4)
+
+        updated = PLAN_EXAMPLE.sub(current, text)
+        if update and updated != text:
+            with open(page, "w", encoding="utf-8") as f:
+                f.write(updated)
+    return problems
+
+
+def stale_where_table(root):
+    script = os.path.join(root, "scripts", "auto-where.py")
+    result = subprocess.run([sys.executable, script, os.path.join(root, "data", "auto.rules")],
+                            capture_output=True, text=True, timeout=60)
+    if result.returncode != 0:
+        return [f"scripts/auto-where.py failed: {result.stderr.strip()}"]
+    if result.stdout.strip() not in read(os.path.join(root, "docs", "auto.md")):
+        return ["docs/auto.md: its table of rules is not what `python3 scripts/auto-where.py` "
+                "prints from data/auto.rules (paste it)"]
+    return []
 
 
 def markdown_files(root):
@@ -92,9 +142,9 @@ def dead_links(root):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4) or (len(sys.argv) == 4 and sys.argv[3] != "--update-examples"):
         sys.exit(__doc__)
-    plan, root = sys.argv[1], os.path.abspath(sys.argv[2])
+    plan, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     names = registry_names(plan)
     problems = []
 
@@ -110,6 +160,8 @@ def main():
     if lines > README_MAX_LINES:
         problems.append(f"README.md: {lines} lines, more than {README_MAX_LINES}")
 
+    problems += stale_plan_examples(plan, root, update=len(sys.argv) == 4)
+    problems += stale_where_table(root)
     problems += dead_links(root)
 
     for p in problems:

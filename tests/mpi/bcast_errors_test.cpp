@@ -84,6 +84,13 @@ TEST_F(BcastErrors, EachBadArgumentHasItsClass) {
                "segment above 1G");
   expect_class(bcast(data, 8, MPI_INT, 0, comm_, AlgorithmSpec{Algorithm::circulant, 1 << 21}),
                MPI_ERR_ARG, "C++ 2^21 circulant blocks");
+  // A nonblocking or persistent broadcast without a place for its request.
+  expect_class(LC_Ibcast(data, 8, MPI_INT, 0, comm_, nullptr), MPI_ERR_ARG, "NULL request");
+  expect_class(LC_Ibcast_with(data, 8, MPI_INT, 0, comm_, "binomial", nullptr), MPI_ERR_ARG,
+               "NULL request, named");
+  expect_class(LC_Bcast_init(data, 8, MPI_INT, 0, comm_, MPI_INFO_NULL, nullptr), MPI_ERR_ARG,
+               "NULL persistent request");
+  expect_class(ibcast(data, 8, MPI_INT, 0, comm_, nullptr), MPI_ERR_ARG, "C++ NULL request");
   // Valid corner cases.
   EXPECT_EQ(LC_Bcast(nullptr, 0, MPI_INT, 0, comm_), MPI_SUCCESS);
   EXPECT_EQ(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, nullptr), MPI_SUCCESS);

@@ -34,8 +34,9 @@ constexpr unsigned char kUnset = 0xEE;
 
 std::vector<std::string> algorithms_under_test() {
   std::vector<std::string> names;
-  // shm moves no messages: the model does not describe it (its own disagreement test is
-  // Shm.ARankThatDisagreesOnTheCountGetsAnError, bcast_shm_test.cpp).
+  // shm, cma and cma-split move no messages: the model does not describe them (their own
+  // disagreement test is Levels/WithinNode.ARankThatDisagreesOnTheCountGetsAnError/*,
+  // bcast_shm_test.cpp).
   for (Algorithm a : concrete_algorithms()) {
     if (!uses_shared_memory(a)) names.emplace_back(to_string(a));
   }

@@ -19,7 +19,7 @@ struct ProblemInfo {
 };
 
 // Indexed by Problem; unknown_algorithm's message gets the list of names appended.
-constexpr std::array<ProblemInfo, 9> kProblems{{
+constexpr std::array<ProblemInfo, 10> kProblems{{
     {MPI_ERR_COMM, "leancast: MPI_COMM_NULL is not a valid communicator"},
     {MPI_ERR_COUNT, "leancast: negative count"},
     {MPI_ERR_TYPE, "leancast: MPI_DATATYPE_NULL is not a valid datatype"},
@@ -31,6 +31,7 @@ constexpr std::array<ProblemInfo, 9> kProblems{{
     {MPI_ERR_TYPE,
      "leancast: a datatype element of more than INT_MAX bytes cannot be packed with this MPI "
      "library (MPI_Pack takes int sizes before MPI 4)"},
+    {MPI_ERR_ARG, "leancast: the request argument is NULL"},
 }};
 
 std::string message_of(Problem problem) {

@@ -18,6 +18,7 @@ enum class Problem {
   invalid_root,
   unknown_algorithm,
   element_too_large,
+  null_request,
 };
 
 // Raises `problem` on `comm` (on MPI_COMM_WORLD for MPI_COMM_NULL, as Open MPI and MPICH

@@ -1,6 +1,7 @@
 // The selection settings of this process (select/settings.hpp), read from the environment
-// at the first broadcast (each malformed setting prints one warning, on world rank 0), and
-// the other words that every broadcast reads.
+// once: inside MPI_Init where leancast defines it (mpi/comm/communicators.cpp), else at the
+// first call that asks, a broadcast at the latest (each malformed setting prints one
+// warning, on world rank 0), and the other words that every broadcast reads.
 #pragma once
 
 #include <atomic>
@@ -10,7 +11,7 @@
 
 namespace leancast::detail {
 
-// The settings once read (nullptr before the first broadcast). Every broadcast asks, so the
+// The settings once read (nullptr before they are). Every broadcast asks, so the
 // question is inline: one load, where a call into the library cost 5-14 ns a broadcast
 // (docs/benchmarks/call-path/).
 extern std::atomic<const Settings*> settings_read;

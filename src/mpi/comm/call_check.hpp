@@ -4,7 +4,7 @@
 // (what the call, the communicator's hint, the settings or auto chose). One
 // MPI_Allreduce(MAX) of 18 integers on the private communicator (each value and its
 // complement: the maximum and the minimum at once) decides; only where they differ, an
-// MPI_Allgather of every rank's values (about 150 bytes each) names the ranks (both in
+// MPI_Allgather of every rank's values (184 bytes each) names the ranks (both in
 // their nonblocking forms, waited for while outstanding broadcasts are stepped:
 // own_collective). A rank whose own argument checks failed (an invalid root, a bad
 // datatype) still takes part, so that the others return an error instead of waiting for

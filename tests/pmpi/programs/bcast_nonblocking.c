@@ -5,7 +5,8 @@
  * MPI_Ibcast at several sizes and roots, four outstanding at once on two communicators
  * with a blocking MPI_Bcast among them, completed by MPI_Waitall, MPI_Waitany and MPI_Test
  * loops; where the library is MPI 4, MPI_Bcast_init started 100 times with new data each
- * time. Every rank checks every byte. */
+ * time, and refused (a bad algorithm in its info) with its request left MPI_REQUEST_NULL.
+ * Every rank checks every byte. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +110,26 @@ int main(int argc, char** argv) {
       check(bufs[0], bytes, seed, "MPI_Bcast_init");
     }
     MPI_Request_free(&persistent);
+  }
+  {
+    /* A bad algorithm in the info: an error that leaves the request MPI_REQUEST_NULL (the
+     * interposer's; the library alone ignores the key and makes the request). */
+    MPI_Comm errors;
+    MPI_Comm_dup(MPI_COMM_WORLD, &errors);
+    MPI_Comm_set_errhandler(errors, MPI_ERRORS_RETURN);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "leancast_bcast_algorithm", "knomial:1");
+    MPI_Request refused;
+    memset(&refused, 0x5a, sizeof refused);
+    if (MPI_Bcast_init(bufs[0], 8, MPI_BYTE, 0, errors, info, &refused) == MPI_SUCCESS) {
+      MPI_Request_free(&refused);
+    } else if (refused != MPI_REQUEST_NULL) {
+      fprintf(stderr, "rank %d: FAILED a refused MPI_Bcast_init left its request set\n", rank);
+      ++failures;
+    }
+    MPI_Info_free(&info);
+    MPI_Comm_free(&errors);
   }
 #endif
 

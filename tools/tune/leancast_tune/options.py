@@ -117,8 +117,9 @@ def parse_args(argv):
                         help="--sim: simulate leancast's ALGORITHM in place of SMPI's smpi:NAME, "
                              "as a reference that vetoes as smpi:NAME would, never chosen: for "
                              "where smpi:NAME takes hours to simulate and a check shows the two "
-                             "take the same time (e.g. knomial:4@dataflow:0=smpi:ompi below "
-                             "256 KiB from 2048 ranks, scripts/large-scale.sh ompi)")
+                             "take the same time (e.g. knomial:4@dataflow:0=smpi:ompi above 2048 "
+                             "ranks below 256 KiB, 8-16 KiB aside, scripts/large-scale-tune.py; "
+                             "checked by scripts/large-scale.sh ompi)")
     parser.add_argument("--executors", default="",
                         help="executors to measure each leancast candidate under besides the "
                              "default (dataflow:1), comma-separated (e.g. dataflow,dataflow:0): "
