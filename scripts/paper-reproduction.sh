@@ -11,9 +11,9 @@ set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$LEANCAST_ROOT/scripts/install-deps.sh"
 build_leancast smpi
-# One simulated host per core, the layout these runs were made with (leancast-sim's default
-# is now one host per node; flat broadcasts ran within 1.5 % of each other in the two layouts
-# at P = 64, 64 KiB and 4 MiB).
+# One simulated host per core (leancast-sim's default, named in case it changes), the layout
+# these runs were made with, and the paper's method (back to back after one barrier) where a
+# run names no other: leancast-sim's default is now sync.
 sim() { "$LEANCAST_ROOT/build/smpi/leancast-sim" --core-hosts "$@"; }
 report="$LEANCAST_ROOT/tools/report/leancast-report"
 out="$LEANCAST_ROOT/docs/paper-reproduction"
@@ -38,40 +38,40 @@ pair=scatter-ring,scatter-ring-tuned,scatter-ring@rounds,scatter-ring-tuned@roun
 # Figure 6: long messages, power-of-two P; back-to-back (the paper's method) and with a
 # barrier before every broadcast (--method osu).
 for procs in 16 64 256; do
-  run sim --platform hornet --procs $procs --algorithms $pair --preset fig6 --iterations 4 \
+  run sim --method paper --platform hornet --procs $procs --algorithms $pair --preset fig6 --iterations 4 \
     --json "$out/fig6-hornet-p$procs.json"
   extra $procs || continue
   run sim --platform hornet --procs $procs --algorithms $pair --preset fig6 --iterations 4 \
     --method osu --json "$out/fig6-hornet-barrier-p$procs.json"
-  run sim --platform laki --procs $procs --algorithms $pair --preset fig6 --iterations 4 \
+  run sim --method paper --platform laki --procs $procs --algorithms $pair --preset fig6 --iterations 4 \
     --json "$out/fig6-laki-p$procs.json"
 done
 # The issue's check: scatter-ring against SMPI's own scatter_LR_allgather, P = 64.
-run sim --platform hornet --procs 64 \
+run sim --method paper --platform hornet --procs 64 \
   --algorithms scatter-ring,scatter-ring-tuned,smpi:scatter_LR_allgather,smpi:ompi,smpi:mpich \
   --sizes 512K,3M --json "$out/hornet-p64-vs-smpi.json"
 # Figure 7: speedup at three sizes, P = 2^k + 1.
 for procs in 9 17 33 65 129; do
-  run sim --platform hornet --procs $procs --algorithms $pair --preset fig7 --iterations 4 \
+  run sim --method paper --platform hornet --procs $procs --algorithms $pair --preset fig7 --iterations 4 \
     --json "$out/fig7-hornet-p$procs.json"
 done
 # Figure 8: P = 129 over medium and long sizes.
-run sim --platform hornet --procs 129 --algorithms $pair --preset fig8 --iterations 4 \
+run sim --method paper --platform hornet --procs 129 --algorithms $pair --preset fig8 --iterations 4 \
   --json "$out/fig8-hornet-p129.json"
 # The same with every message sent by rendezvous (SMPI's eager limit 0), to separate the
 # eager protocol's effect from the traffic the tuned ring saves.
 rendezvous=(--smpi-config smpi/send-is-detached-thresh:0)
 for procs in 9 17 33 65 129; do
-  run sim --platform hornet --procs $procs --algorithms $pair --preset fig7 --iterations 4 \
+  run sim --method paper --platform hornet --procs $procs --algorithms $pair --preset fig7 --iterations 4 \
     "${rendezvous[@]}" --json "$out/fig7-hornet-rendezvous-p$procs.json"
 done
-run sim --platform hornet --procs 129 --algorithms $pair --preset fig8 --iterations 4 \
+run sim --method paper --platform hornet --procs 129 --algorithms $pair --preset fig8 --iterations 4 \
   "${rendezvous[@]}" --json "$out/fig8-hornet-rendezvous-p129.json"
 if ((beyond)); then
-  run sim --platform hornet --procs 256 --algorithms $pair --preset fig6 --iterations 4 \
+  run sim --method paper --platform hornet --procs 256 --algorithms $pair --preset fig6 --iterations 4 \
     "${rendezvous[@]}" --json "$out/fig6-hornet-rendezvous-p256.json"
   # Beyond the paper: P = 1024 at 1 MiB.
-  run sim --platform hornet --procs 1024 --algorithms $pair --sizes 1M --iterations 2 \
+  run sim --method paper --platform hornet --procs 1024 --algorithms $pair --sizes 1M --iterations 2 \
     --json "$out/hornet-p1024.json"
 fi
 

@@ -34,7 +34,7 @@ PAPER_ALGORITHMS = LEANCAST + [PIPE128K, "smpi:ompi"]
 OSU_ALGORITHMS = ["pipeline-chain", "two-tree", "smpi:ompi"]
 # The paper reproduction's single-node figure (docs/paper-reproduction.md, Fig. 6 at P = 16).
 FIG6 = ["--procs", "16", "--algorithms", "scatter-ring,scatter-ring-tuned", "--preset", "fig6",
-        "--iterations", "4"]
+        "--method", "paper", "--iterations", "4"]
 # The calibration sweep (hornet.cpp cites it): P = 16 with one parameter changed.
 EAGER = 8191  # hornet's largest eager message (smpi/send-is-detached-thresh 8192)
 
