@@ -26,11 +26,12 @@ namespace {
 
 constexpr leancast::sim::NodeModel kHornetNode{
     .cores = 24,  // paper, Section V: "24 cores per node"
-    // FITTED: MPI_Bcast_native (scatter-ring) at P = 16 on one node, 3 MB, back-to-back
-    // (leancast-sim --preset fig6) gives the paper's single-node peak of 2623 MB/s
-    // (Fig. 6(a)). An intra-node message loads the bus twice (read + write), so this is
-    // ~28 GB/s of MPI copies; 57 GB/s is about half the STREAM bandwidth typical of two
-    // E5-2680v3 sockets (~115 GB/s).
+    // FITTED: MPI_Bcast_native (scatter-ring) at P = 16 on one node, 3 MB, back to back
+    // (leancast-sim --method paper --preset fig6) gives the paper's single-node peak of
+    // 2623 MB/s (Fig. 6(a)). The model loads the bus once per intra-node message
+    // (node.hpp): 57 GB/s of messages, as many bytes as two E5-2680v3 sockets copy at
+    // their typical STREAM bandwidth (~115 GB/s, counting each copied byte's read and
+    // write).
     .memory_bandwidth = 57e9,
     // ASSUMED: one Haswell core copies ~10 GB/s (single-threaded memcpy, typical figure).
     // This is a rank's receive port: with single-copy transfers the receiver copies.
