@@ -42,7 +42,7 @@ struct LevelSpec {
   friend auto operator<=>(const LevelSpec&, const LevelSpec&) = default;
 };
 
-// How a broadcast's messages run (src/mpi/executor.hpp), written after '@': "dataflow" posts
+// How a broadcast's messages run (src/mpi/run/executor.hpp), written after '@': "dataflow" posts
 // every transfer whose bytes are there, within the receive and send windows
 // (LEANCAST_WINDOW, LEANCAST_SEND_WINDOW); "dataflow:L" only those of rounds at most L past
 // the rank's earliest unfinished round (0: the round's transfers, each completing on its
@@ -117,7 +117,7 @@ std::span<const Algorithm> concrete_algorithms();
 std::string parameter_problem(const AlgorithmSpec& spec);
 
 // Whether `spec` (auto already resolved) moves data through the memory of one node at any
-// level: a within-node algorithm (shm, cma: the row's `within_node`), or node-aware with one
+// level: a within-node algorithm (shm, cma, cma-split: the row's `within_node`), or node-aware with one
 // within nodes. Such a broadcast needs its ranks (each node's) to share a node and a window
 // of shared memory, and the alpha-beta model does not price it.
 bool uses_shared_memory(const AlgorithmSpec& spec);

@@ -18,7 +18,7 @@ struct PhaseTotals {
 };
 
 struct PlanTotals {
-  AlgorithmSpec algorithm;  // the algorithm that ran (auto resolved), with its parameter
+  AlgorithmSpec algorithm;  // the algorithm (concrete, or mpi), with its parameter
   BcastShape shape;
   std::uint64_t block_bytes = 0;  // the largest phase's block size
   std::uint64_t steps = 0;  // rounds in which at least one rank transfers
@@ -29,8 +29,9 @@ struct PlanTotals {
 
 // Totals over all ranks without expanding repeated transfers: O(P * transfers per rank),
 // fast enough for P = 100000.
-// Where `algorithm` is (or auto resolves to) mpi, the library's own broadcast, the totals
-// name it and count nothing: leancast does not know what the library sends.
+// `algorithm` is concrete or mpi (resolve auto first: make_schedule throws
+// std::invalid_argument for it); for mpi, the library's own broadcast, the totals name it
+// and count nothing: leancast does not know what the library sends.
 PlanTotals plan_totals(const AlgorithmSpec& algorithm, const BcastShape& shape);
 
 struct VerifyReport {
@@ -40,8 +41,8 @@ struct VerifyReport {
   bool ok() const { return problems.empty(); }
 };
 
-// Checks the schedules of all ranks in both execution models. Round model (schedule.hpp,
-// the cost model's): every send is matched by a receive of the same bytes in the same round
+// Checks the schedules of all ranks in both execution models. Round model (schedule.hpp;
+// what PlanTotals::steps counts): every send is matched by a receive of the same bytes in the same round
 // (in the same order per pair) and carries only bytes its sender held before the round.
 // Dataflow model (the MPI executor's): per ordered pair, the sends in the sender's order
 // carry the byte ranges of the receives in the receiver's order, and a play in which
@@ -83,8 +84,10 @@ struct CostModel {
 // for it (its earlier receives done); a free send port starts the ready message that comes
 // first in its rank's schedule order. A message takes alpha + bytes * beta (and, between
 // nodes with beta_node, waits first for the nodes' interfaces, see CostModel). The result is
-// the time at which the last rank holds every byte. Throws std::logic_error where sends and
-// receives do not match, a rank sends bytes it never receives, or the play deadlocks.
+// the time at which the last rank holds every byte. Throws std::invalid_argument for auto,
+// mpi or an algorithm that moves data through a node's memory (shm, cma, cma-split), and
+// std::logic_error where sends and receives do not match, a rank sends bytes it never
+// receives, the play deadlocks or a rank never holds every byte.
 // Expands every message, O(M log M) for M messages: meant for P up to a few thousand.
 double model_seconds(const AlgorithmSpec& algorithm, const BcastShape& shape,
                      const CostModel& model);

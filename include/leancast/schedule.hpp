@@ -118,7 +118,7 @@ constexpr bool through_kernel(Medium medium) {
 }
 
 struct Phase {
-  std::string name;  // "bcast", "scatter", "allgather", "pipeline", "nodes:pipeline", ...
+  std::string name;  // "bcast", "scatter", "allgather", "pipeline", "inter:bcast", "intra:pipeline", ...
   BlockLayout layout;  // what the phase's block indices mean
   Medium medium = Medium::messages;
 };

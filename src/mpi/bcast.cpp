@@ -369,7 +369,7 @@ int copies_again(const BcastCall& call, PrivateComm& state, const PrivateComm::L
     if (const PrivateComm::LastCall* last =
             nonblocking == nullptr && state != nullptr ? repeated(call, requested, *state)
                                                        : nullptr) {
-      // Online tuning's trials and settled choices repeat too (docs/auto.md#online-tuning).
+      // Online tuning's trials and settled choices repeat too (docs/online-tuning.md).
       if (tuned_online(last->decision, last->info.bytes, state->size())) {
         return run_tuned(call, *state, state->size(), last->info);
       }

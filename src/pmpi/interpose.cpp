@@ -1,10 +1,13 @@
 // libleancast_pmpi_<mpi>.so: MPI_Bcast and MPI_Ibcast (and MPI_Bcast_c, MPI_Ibcast_c,
 // MPI_Bcast_init and MPI_Bcast_init_c where the MPI library is MPI 4) defined by leancast,
-// with the completion calls that know its requests (mpi/completion.cpp), for unmodified
-// programs through LD_PRELOAD or by linking it before the MPI library. leancast's own MPI calls, and every function not defined here, are the
-// MPI library's; the "mpi" algorithm and intercommunicators go to PMPI_Bcast. exports.map
-// keeps everything but these names local, so this copy of leancast never mixes with a
-// libleancast.so that the same program may load.
+// with the completion calls that know its requests (mpi/requests/completion.cpp) and the
+// other calls exports.map lists (MPI_Init, MPI_Finalize, communicator constructors, blocking
+// calls that must step leancast's outstanding broadcasts: docs/usage.md), for unmodified
+// programs through LD_PRELOAD or by linking it before the MPI library. leancast's own MPI
+// calls, and every function not defined here, are the MPI library's; the "mpi" algorithm
+// and intercommunicators go to PMPI_Bcast. exports.map keeps everything but these names
+// local, so this copy of leancast never mixes with a libleancast.so that the same program
+// may load.
 #include <mpi.h>
 
 #include <optional>

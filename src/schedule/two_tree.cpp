@@ -5,8 +5,8 @@
 // the leaves of one are inner nodes of the other (exactly for P = 2^h, mostly otherwise):
 // a rank forwards in about one tree, so the two halves do not queue behind each other at
 // its send port. The root feeds each tree's root. Unlike the paper's version, both trees
-// run in the same consecutive rounds instead of alternating, colour-scheduled steps (a
-// repeated Transfer has no round stride), so a rank receives two segments per round.
+// run in the same consecutive rounds instead of alternating, colour-scheduled steps, so a
+// rank receives two segments per round.
 #include "algorithms.hpp"
 #include "pipelined_tree.hpp"
 #include "ranks.hpp"

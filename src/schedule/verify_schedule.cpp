@@ -1,15 +1,15 @@
 // The verifier: checks the schedules of all ranks in both models leancast runs them in.
-//  - Round model (schedule.hpp; the cost model's): every send is matched by a receive of
+//  - Round model (schedule.hpp; the rounds executor's): every send is matched by a receive of
 //    the same bytes in the same round, in the same order per pair, and only carries bytes
 //    its sender held before that round.
-//  - Dataflow model (the MPI executor's): no rounds; the k-th send from s to r matches the
+//  - Dataflow model (the dataflow executor's and the cost model's): no rounds; the k-th send from s to r matches the
 //    k-th receive at r from s (MPI's non-overtaking rule), receives are posted in schedule
 //    order a window at a time, and a send is posted once its sender holds its bytes, after
 //    the earlier sends to the same peer. The play must complete every message.
 // Both end with every rank holding every byte. A schedule valid in the round model is valid
 // in the dataflow model for any window (a rank's rounds are an order in which the dataflow
-// rule can post everything), not conversely: the dataflow play is what the executor needs,
-// the round play what the cost model assumes.
+// rule can post everything), not conversely: the dataflow play is what the dataflow executor
+// and the cost model need, the round play what the rounds executor does.
 #include <algorithm>
 #include <map>
 #include <numeric>

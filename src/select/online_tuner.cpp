@@ -122,8 +122,8 @@ std::vector<AlgorithmSpec> tune_candidates(const TuneSettings& settings, const B
   if (list.size() < limit && (settings.shared_memory || !uses_shared_memory(automatic))) {
     add_once(list, automatic);
   }
-  // The model does not price copies through the node's memory (shm, cma), so it cannot
-  // rank them: on one node they are tried, in the registry's order; those through the
+  // The model does not price copies through the node's memory (shm, cma, cma-split), so it
+  // cannot rank them: on one node they are tried, in the registry's order; those through the
   // kernel only from kKernelCopyTriedFromBytes.
   if (settings.shared_memory && shape.procs > 1 && node_counts(shape).nodes == 1) {
     for (const AlgorithmSpec& spec : tuned_specs(false)) {

@@ -26,8 +26,8 @@ struct TuneSettings {
   int trials = 8;      // LEANCAST_TUNE_TRIALS: timed calls per candidate
   int candidates = 4;  // LEANCAST_TUNE_CANDIDATES=N: at most this many, mpi included
   std::vector<AlgorithmSpec> list;  // LEANCAST_TUNE_CANDIDATES=a,b,...: exactly these (and mpi)
-  // shm may be a candidate where every rank is on one node (not under SMPI, which does not
-  // run it).
+  // The within-node algorithms (shm, cma, cma-split) may be candidates where every rank is
+  // on one node (not under SMPI, which does not run them).
   bool shared_memory = true;
 };
 

@@ -4,10 +4,10 @@
 //   LEANCAST_CONFIG=<path>            a file of such rules
 //   LEANCAST_VERBOSE=1                log the choices and a summary at MPI_Finalize
 //   LEANCAST_CHECK=1                  every broadcast first agrees on its root, bytes and
-//                                     algorithm (src/mpi/call_check.hpp)
+//                                     algorithm (src/mpi/comm/call_check.hpp)
 //   LEANCAST_RANKS_PER_NODE=N         ranks r and s share a node when r / N == s / N,
-//                                     instead of asking MPI (MPI_Comm_split_type)
-//   LEANCAST_EXECUTOR=dataflow[:L]|rounds how schedules run (src/mpi/executor.hpp)
+//                                     instead of comparing processor names (node_keys.hpp)
+//   LEANCAST_EXECUTOR=dataflow[:L]|rounds how schedules run (src/mpi/run/executor.hpp)
 //   LEANCAST_WINDOW=N                 receives the dataflow executor keeps posted ahead
 //   LEANCAST_SEND_WINDOW=N            sends it starts ahead of the earliest round's
 //   LEANCAST_STREAM_ABOVE=<bytes>|off a within-node (shm) reader copies a message of at least

@@ -13,7 +13,8 @@ namespace leancast::detail {
 std::atomic<const Settings*> settings_read{nullptr};
 
 const Settings& read_process_settings() {
-  // Read at the first broadcast, once (a function-local static: thread-safe to initialize).
+  // Read once, at the first call that asks (inside MPI_Init where leancast defines it, else
+  // at the first broadcast): a function-local static, thread-safe to initialize.
   static const Settings settings = [] {
     std::vector<std::string> names;
     for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {

@@ -1,6 +1,6 @@
 // Where the ranks run, known without communicating: every rank of MPI_COMM_WORLD tells the
 // others its node's key (a hash of MPI_Get_processor_name) once, inside MPI_Init
-// (init.cpp), where all of them are anyway; a communicator's node map then comes from its
+// (communicators.cpp), where all of them are anyway; a communicator's node map then comes from its
 // ranks' places in MPI_COMM_WORLD (MPI_Group_translate_ranks, a local call). So a
 // broadcast, nonblocking ones included, can choose its algorithm at once, whatever the
 // rules ask about nodes. Where leancast did not see MPI_Init (MPI initialized before it
@@ -23,7 +23,7 @@ namespace leancast::detail {
 // This process's node key: ranks with equal keys run on one node.
 std::uint64_t node_key();
 
-// Gathers every world rank's key (collective over MPI_COMM_WORLD; init.cpp calls it once,
+// Gathers every world rank's key (collective over MPI_COMM_WORLD; communicators.cpp calls it once,
 // right after MPI_Init).
 void gather_world_node_keys();
 

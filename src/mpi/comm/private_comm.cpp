@@ -22,8 +22,9 @@ int delete_state(MPI_Comm, int, void* state, void*) {
   return MPI_SUCCESS;
 }
 
-// The attribute key of the private state, made at the first broadcast (a function-local
-// static: asked on every broadcast, one check after the first): {key, MPI error code}.
+// The attribute key of the private state, made at the first lookup (inside MPI_Init where
+// leancast defines it; a function-local static: one check after the first): {key, MPI
+// error code}.
 const std::pair<int, int>& state_keyval() {
   static const std::pair<int, int> made = [] {
     int key = MPI_KEYVAL_INVALID;

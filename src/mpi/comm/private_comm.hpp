@@ -17,7 +17,8 @@
 // Threads: one communicator's state needs no lock, because MPI forbids concurrent
 // collectives on one communicator (each thread broadcasts on its own). What is shared
 // between communicators (the attribute key, the local check communicator) is made once
-// under std::call_once, and attribute calls are thread-safe in MPI_THREAD_MULTIPLE.
+// (a function-local static, std::call_once), and attribute calls are thread-safe in
+// MPI_THREAD_MULTIPLE.
 #pragma once
 
 #include <mpi.h>

@@ -30,7 +30,8 @@ int guarded(Call call) {
 }
 
 // Nothing of leancast's to step or to map: the library's call as it is (no thread-local read,
-// no lookup; measured in docs/nonblocking.md#cost).
+// no lookup; measured in docs/nonblocking.md, "Cost for programs without a leancast
+// broadcast outstanding").
 bool idle() {
   return registered_requests.load(std::memory_order_acquire) == 0 && !tasks_outstanding();
 }
