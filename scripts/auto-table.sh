@@ -125,31 +125,25 @@ measure() {
     *) echo "unknown section $1" >&2; exit 2 ;;
   esac
 }
-# The 16-core sections' leancast-tune input: the device's leancast-bench files (paper and
-# osu, the library's default broadcast as mpi), wrapped by the device's bench-to-tune.py:
+# The 16-core sections' leancast-tune input, comma-separated: the device's leancast-bench
+# files (paper and osu, the library's default broadcast as mpi), which leancast-tune
+# --from-json reads as one --site measurement (tools/tune/leancast_tune/bench_runs.py):
 # campaign1 (every algorithm), and the within-node runs' default configuration where campaign1
 # has no run of that count and method (osu at P = 4 and 8). A count and method comes from one
 # run only: the tuner keeps the last cell it reads, and ratios must stay within one run.
 device_runs() {
   local lib=${1#real16-} tag dir=docs/benchmarks/real-16core
   [[ $lib == openmpi ]] && tag=ompi || tag=mpich
-  python3 "$LEANCAST_ROOT/../shared/device/bench-to-tune.py" "$dir/campaign1/$tag"-p*-*.json \
-    "$dir/campaign1/$tag"-osu-p*-*.json "$dir/within16/$tag"-p[48]-default-*.json > "$2"
+  local files=("$dir/campaign1/$tag"-p*-*.json "$dir/campaign1/$tag"-osu-p*-*.json
+               "$dir/within16/$tag"-p[48]-default-*.json)
+  (IFS=,; echo "${files[*]}")
 }
 
 # derive NAME DIR TUNE: the section's rules from its JSON (the real16 ones from the device's
-# files), by the leancast-tune TUNE, into DIR/NAME.rules.
+# leancast-bench files), by the leancast-tune TUNE, into DIR/NAME.rules.
 derive() {
-  local name=$1 dir=$2 tune=$3 json=$out/$1.json tmp=
-  if [[ $name == real16-* ]]; then
-    # Into docs/tuning from a fixed name, so that the rules' header reads the same on every
-    # run; a check's from one of its own.
-    tmp=${TMPDIR:-/tmp}/leancast-auto-table-$$
-    [[ $dir == "$out" ]] && tmp=${TMPDIR:-/tmp}/leancast-auto-table
-    mkdir -p "$tmp"
-    json=$tmp/$name.json
-    device_runs "$name" "$json"
-  fi
+  local name=$1 dir=$2 tune=$3 json=$out/$1.json
+  [[ $name == real16-* ]] && json=$(device_runs "$name")
   # A real section's runs together (SECTION.json, SECTION-2.json, ...), each a timing of its
   # own: a rule only where a candidate won in every one, on every machine they measured.
   local n=2
@@ -158,7 +152,6 @@ derive() {
   fi
   # shellcheck disable=SC2086
   "$tune" --from-json "$json" ${rules[$name]} --out "$dir/$name.rules" > /dev/null
-  [[ -z $tmp ]] || rm -rf "$tmp"
 }
 assembled() {  # data/auto.rules: the sections' rules files in the table's order
   echo "# leancast's auto: which algorithm a broadcast runs, by process count (procs), ranks on"
@@ -215,6 +208,12 @@ for section in "${sections[@]}"; do
   if [[ $section == large ]]; then  # one leancast-tune run per count and size group
     build_leancast smpi
     python3 scripts/large-scale-tune.py
+    continue
+  fi
+  if [[ $section == real16-* && $# -eq 0 ]]; then
+    # Measured on the 16-core machine only: in a run of every section, derived from its runs.
+    build_leancast "${flavor[$section]}"
+    derive "$section" "$out" "$LEANCAST_ROOT/build/${flavor[$section]}/leancast-tune"
     continue
   fi
   measure "$section"

@@ -66,7 +66,7 @@ def simulate(build, out_dir, procs, ppn, sizes, name):
                "--ranks-per-node", str(ppn),
                "--algorithms", ",".join(algorithms_for(procs, ppn)),
                "--sizes", ",".join(str(s) for s in sizes),
-               "--iterations", "1", "--baseline", "auto", "--json", out]
+               "--method", "paper", "--iterations", "1", "--baseline", "auto", "--json", out]
     if procs >= 1024:
         command.append("--shared-buffer")  # P x 16 MiB would not fit in this machine's memory
     start = time.monotonic()

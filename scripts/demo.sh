@@ -52,7 +52,8 @@ timeout 300 mpirun --oversubscribe -n 2 "$build/leancast-overlap-bench" \
 echo
 echo "== the same comparison at paper scale: SimGrid SMPI, P = 64 on the hornet model (Cray XC40),"
 echo "   24 ranks per node; each ring under leancast's default executor (dataflow:1) and round by"
-echo "   round (@rounds, as MPICH runs its ring), speedups over SMPI's MPI_Bcast (mpi)"
+echo "   round (@rounds, as MPICH runs its ring), speedups over SMPI's MPI_Bcast (mpi); one"
+echo "   broadcast per cell, every simulated rank starting at the same instant (--method sync)"
 build_leancast smpi
 mkdir -p "$LEANCAST_ROOT/out/sim"
 timeout 600 "$LEANCAST_ROOT/build/smpi/leancast-sim" --platform hornet --procs 64 \

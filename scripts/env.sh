@@ -10,8 +10,10 @@ LEANCAST_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 JOBS=$(nproc)
 
 # build_leancast FLAVOR [CMAKE ARGUMENTS...]: configures and builds build/FLAVOR (openmpi,
-# mpich or smpi).
+# mpich or smpi) as users build it, file by file and with the call-cost benches, whatever
+# an earlier scripts/test.sh left in its cache (the arguments, given after, still win).
 build_leancast() {
-  cmake -S "$LEANCAST_ROOT" -B "$LEANCAST_ROOT/build/$1" -DLEANCAST_MPI="$1" "${@:2}" >/dev/null
+  cmake -S "$LEANCAST_ROOT" -B "$LEANCAST_ROOT/build/$1" -DLEANCAST_MPI="$1" \
+    -DCMAKE_UNITY_BUILD=OFF -DLEANCAST_CALL_COST_BENCHES=ON "${@:2}" >/dev/null
   cmake --build "$LEANCAST_ROOT/build/$1" -j "$JOBS" >/dev/null
 }

@@ -96,6 +96,7 @@ for part in "${parts[@]}"; do
         --ranks-per-node 24 --sizes 1M,16M \
         --algorithms two-tree:16K,two-tree:16K@dataflow:0,two-tree:16K@dataflow,two-tree@dataflow:0,pipeline-chain:16K@dataflow:0 ;;
     speed)
+      build_leancast smpi
       # The same cells with leancast-sim as it was before issue 29 (fc72683: one smpirun of
       # all algorithms, paper method, 10 iterations, the full bench copied per rank) and as
       # it is; an idle machine wanted (wall times).

@@ -7,7 +7,7 @@
 #   scripts/mutation-check.sh FILE PATTERN REPLACEMENT 'CTEST-REGEX' [TARGET...]
 # Example (the completion calls would block inside the library while a broadcast is
 # outstanding):
-#   scripts/mutation-check.sh src/mpi/requests.cpp \
+#   scripts/mutation-check.sh src/mpi/requests/requests.cpp \
 #     'if \(!tasks_outstanding\(\)\) return blocking' 'if (true) return blocking' \
 #     'openmpi\.progress_stress\.P3' progress_stress
 set -euo pipefail

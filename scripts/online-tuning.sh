@@ -26,7 +26,8 @@ trials() {
 # The library's defaults for the trials, no learned or site rules: every job starts untuned.
 unset LEANCAST_TUNE LEANCAST_TUNE_FILE LEANCAST_TUNE_WARMUP LEANCAST_TUNE_TRIALS \
       LEANCAST_TUNE_CANDIDATES LEANCAST_BCAST_ALGORITHM LEANCAST_BCAST_RULES LEANCAST_CONFIG \
-      LEANCAST_VERBOSE
+      LEANCAST_VERBOSE LEANCAST_EXECUTOR LEANCAST_WINDOW LEANCAST_SEND_WINDOW \
+      LEANCAST_STREAM_ABOVE LEANCAST_RANKS_PER_NODE LEANCAST_CHECK
 
 if [[ "$what" == real || "$what" == all ]]; then
   build_leancast openmpi

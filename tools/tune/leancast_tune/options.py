@@ -3,8 +3,10 @@ they come to."""
 import argparse
 import json
 import os
+import sys
 
 from . import __doc__ as OVERVIEW
+from .bench_runs import as_site_measurement, is_bench_run
 from .candidates import Candidates, RegistryError, counts_text, read_registry
 from .common import (EMULATED_REFERENCES, METHODS, REFERENCE, SIMULATED_ONLY, SMPI_PREFIX,
                      STAND_INS, byte_size, find_tool, is_reference)
@@ -208,14 +210,24 @@ def check_modes(parser, options):
 
 def read_saved(options):
     """--from-json: the runs of every file given, and the settings they were measured with
-    (the first file's where they differ; candidates and methods: all files' together)."""
+    (the first file's where they differ; candidates and methods: all files' together).
+    leancast-bench files among them count as one --site measurement (bench_runs.py)."""
     options.saved = None
     if not options.from_json:
         return
-    saved = []
+    saved, bench = [], []
     for path in (p for p in options.from_json.split(",") if p):
         with open(path) as f:
-            saved.append(json.load(f))
+            data = json.load(f)
+        if is_bench_run(data):
+            bench.append((path, data))
+        else:
+            saved.append(data)
+    if bench:
+        try:
+            saved.append(as_site_measurement(bench))
+        except ValueError as problem:
+            sys.exit(f"leancast-tune: --from-json: {problem}")
     merged = dict(saved[0], runs=[r for s in saved for r in s["runs"]])
     for key in ("candidates", "methods"):
         if any(s.get(key) for s in saved):
