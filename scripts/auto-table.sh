@@ -41,7 +41,7 @@
 #            added to the sections' runs so far; without it they replace them)
 #        scripts/auto-table.sh rules          (no measuring: rules again from the JSONs)
 #        scripts/auto-table.sh assemble       (only the table, from the sections' rules files)
-#        LEANCAST_TUNE=PATH scripts/auto-table.sh check   (test openmpi.tune_auto_rules: every
+#        LEANCAST_TUNE_TOOL=PATH scripts/auto-table.sh check   (test openmpi.tune_auto_rules: every
 #            section but large derives from its JSON the rules its .rules file has, and
 #            data/auto.rules is the sections' files together; nothing is built or written)
 # Real sections want an otherwise idle machine.
@@ -175,7 +175,7 @@ if [[ ${sections[0]} == check ]]; then
   failed=0
   for name in "${all[@]}"; do
     [[ $name == large ]] && continue  # simulated anew by the test smpi.auto_table
-    derive "$name" "$check" "${LEANCAST_TUNE:?LEANCAST_TUNE=path of leancast-tune}"
+    derive "$name" "$check" "${LEANCAST_TUNE_TOOL:?LEANCAST_TUNE_TOOL=path of leancast-tune}"
     if ! diff <(grep -v '^#' "$out/$name.rules") <(grep -v '^#' "$check/$name.rules") > "$check/diff"; then
       echo "FAILED: $out/$name.rules is not what its JSON gives (< the file, > derived now):"
       cat "$check/diff"
