@@ -9,6 +9,8 @@
 #   bash scripts/large-scale.sh speed    # leancast-sim's wall time, this build and fc72683's
 #   bash scripts/large-scale.sh dragonfly  # hornet's network against SimGrid's dragonfly (fc72683)
 #   bash scripts/large-scale.sh skew     # one broadcast behind SMPI's barrier (osu) and with sync
+#   bash scripts/large-scale.sh binomial # leancast's binomial beside SMPI's, P = 256
+#   bash scripts/large-scale.sh layouts  # auto at 12 and 17 ranks a node (docs/auto.md)
 #   bash scripts/large-scale.sh tables   # only the tables, from the JSONs
 # auto's own evidence (docs/tuning/large/) comes from scripts/large-scale-tune.py.
 set -euo pipefail
@@ -138,8 +140,26 @@ for part in "${parts[@]}"; do
             --algorithms smpi:binomial_tree --sizes 1K --method "$method" --iterations 1
         done
       done ;;
+    binomial)
+      build_leancast smpi
+      # leancast's binomial tree alone at 256 ranks (SMPI's, in the check's references).
+      run "$out/binomial-p256.json" 3600 --platform hornet --procs 256 --ranks-per-node 24 \
+        --algorithms binomial --sizes 64K,1M ;;
+    layouts)
+      build_leancast smpi
+      # The simulated sections claim 24 ranks a node: auto beside the library's broadcasts
+      # at other layouts (docs/auto.md, "Across nodes the simulated sections claim 24 ranks").
+      mkdir -p "$out/layouts"
+      for ppn in 12 17; do
+        for procs in 129 256; do
+          run "$out/layouts/ppn$ppn-p$procs.json" 3600 --platform hornet --procs "$procs" \
+            --ranks-per-node "$ppn" --sizes 64K,1M,16M \
+            --algorithms auto,mpi,smpi:ompi,smpi:mpich,smpi:binomial_tree,smpi:scatter_LR_allgather
+        done
+      done ;;
     tables) ;;
-    *) echo "unknown part $part (check, 7330, ompi, executors, speed, dragonfly, skew, tables)" >&2; exit 2 ;;
+    *) echo "unknown part $part (check, 7330, ompi, executors, speed, dragonfly, skew, binomial," \
+            "layouts, tables)" >&2; exit 2 ;;
   esac
 done
 python3 scripts/large-scale-summary.py
