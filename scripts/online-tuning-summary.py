@@ -15,7 +15,18 @@ import statistics
 import sys
 
 JOB_CALLS = 1000
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + "/"
+FOLDERS = ("docs/", "build/", "data/", "scripts/", "tools/")
+
+
+def shown(argument):
+    """A path into a checkout of this repository, wherever that checkout was, from the
+    repository's own folder on (the runs recorded their absolute paths)."""
+    if argument.startswith("/"):
+        for folder in FOLDERS:
+            at = argument.find("/" + folder)
+            if at >= 0:
+                return argument[at + 1:]
+    return argument
 
 
 def median(values):
@@ -66,7 +77,7 @@ def table(path):
              f"(mpi, auto, online) and {run['fixed_calls']} (each single algorithm), "
              f"{run['reps']} repetition(s); {run['wall_seconds']:.0f} s"
              f"{' simulated' if simulated else ''} in all.", "",
-             "`" + " ".join(shlex.quote(a.replace(ROOT, "")) for a in run["command_line"]) + "`",
+             "`" + " ".join(shlex.quote(shown(a)) for a in run["command_line"]) + "`",
              ""]
     head = ["bytes", "mpi job ms", "auto job ms", "online job ms", "job mpi/online",
             "job mpi/online, 1st call out", "job mpi/auto"]
