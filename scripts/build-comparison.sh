@@ -22,14 +22,19 @@ build_leancast openmpi
 out="$LEANCAST_ROOT/docs/benchmarks/build-comparison/$old-vs-${new//+/-}"
 mkdir -p "$out"
 algorithms=binomial,scatter-ring-tuned,pipeline-chain,two-tree,shm,mpi
+# The same buffers on both sides: one buffer reused, as benches before buffer rotation
+# (3e9270e) could only do.
+new_buffers=(--rotate-buffers off) old_buffers=()
+"$tree/build/leancast-bench" --help 2>/dev/null | grep -q -- --rotate-buffers &&
+  old_buffers=(--rotate-buffers off)
 for round in $(seq 1 "$rounds"); do
   for procs in 2 4; do
     for side in old new; do
-      bench="$LEANCAST_ROOT/build/openmpi/leancast-bench"
-      [[ $side == old ]] && bench="$tree/build/leancast-bench"
+      bench="$LEANCAST_ROOT/build/openmpi/leancast-bench" buffers=("${new_buffers[@]}")
+      [[ $side == old ]] && bench="$tree/build/leancast-bench" buffers=("${old_buffers[@]}")
       echo "+ round $round, P = $procs, $side build"
       timeout 600 mpirun --oversubscribe -n "$procs" "$bench" --algorithms "$algorithms" \
-        --baseline mpi --sizes 4K:16M:16 --iterations 20 --reps 5 --quiet \
+        --baseline mpi --sizes 4K:16M:16 --iterations 20 --reps 5 --quiet "${buffers[@]}" \
         --json "$out/$side-p$procs-round$round.json" > /dev/null
     done
   done

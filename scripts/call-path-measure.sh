@@ -20,6 +20,11 @@ esac
 run() { echo "+ $*" >&2; "$@"; }
 bench=(./leancast-call-path-bench --sizes 8,64,1K --reps 31 --iterations 2000 --step-iterations 20000)
 cd "$build"
+[[ -x leancast-call-path-bench ]] || {
+  echo "call-path-measure.sh: no leancast-call-path-bench in $build: build it with" \
+       "-DLEANCAST_CALL_COST_BENCHES=ON (scripts/env.sh's build_leancast does)" >&2
+  exit 2
+}
 for procs in 1 2; do
   run timeout 300 "${launch[@]}" "$procs" "${bench[@]}" --json "$out/$flavor-$label-p$procs.json"
 done
