@@ -80,6 +80,11 @@ class Bench(unittest.TestCase):
                       "settings", "leancast_version", "git_revision", "date"):
             self.assertIn(field, env)
         self.assertEqual(env["procs"], int(PROCS))
+        # What changes the library's broadcast is recorded (the suite sets Open MPI's pml
+        # and vader's single copy).
+        for name, value in os.environ.items():
+            if name.startswith(("OMPI_MCA_coll", "OMPI_MCA_btl", "OMPI_MCA_pml", "MPIR_CVAR_")):
+                self.assertEqual(env["settings"].get(name), value, name)
         self.assertEqual(run["options"]["algorithms"], ALGORITHMS)
         self.assertEqual(run["options"]["sizes"], [1, 4096, 100003])
         self.assertEqual(len(run["results"]), len(ALGORITHMS) * 3)

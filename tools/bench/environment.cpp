@@ -37,12 +37,14 @@ std::string utc_now() {
 }
 
 // Settings that change what a broadcast does: the MPI libraries' collective tuning
-// variables, leancast's own, and LD_PRELOAD (under leancast's interposer, `mpi` is leancast).
+// variables and Open MPI's transports (vader's single copy, the pml), leancast's own, and
+// LD_PRELOAD (under leancast's interposer, `mpi` is leancast).
 nlohmann::ordered_json relevant_settings() {
   nlohmann::ordered_json settings = nlohmann::ordered_json::object();
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const std::string pair(*entry);
-    for (const char* prefix : {"MPIR_CVAR_", "OMPI_MCA_coll", "LEANCAST_", "SMPI_", "LD_PRELOAD="}) {
+    for (const char* prefix : {"MPIR_CVAR_", "OMPI_MCA_coll", "OMPI_MCA_btl", "OMPI_MCA_pml",
+                               "LEANCAST_", "SMPI_", "LD_PRELOAD="}) {
       if (pair.rfind(prefix, 0) == 0) {
         const auto equals = pair.find('=');
         settings[pair.substr(0, equals)] = shown(pair.substr(equals + 1));
