@@ -68,11 +68,6 @@ class PrivateComm final : public RunComm {
   const std::shared_ptr<const Program>& program(const AlgorithmSpec& algorithm, int root,
                                          std::uint64_t bytes) override;
 
-  // The choice made for a broadcast of `bytes` bytes with the call's algorithm (or none:
-  // the settings decide), if remembered: on one communicator it comes out the same every
-  // time. Deciding again costs about 0.1 us, a third of a 1 KiB broadcast between two ranks
-  // of one node, which would make auto's deferral to the library measurably slower than the
-  // library.
   ExecutorScratch& scratch() { return scratch_; }
   // The sequence number of the next broadcast that runs a schedule here, and the mask of
   // the tag bits that carry it (broadcast_tag.hpp; 0: none).
@@ -160,6 +155,11 @@ class PrivateComm final : public RunComm {
                     std::string& why, MPI_Request*& waiting) override;
   SharedWindow* current_window(bool per_node, std::uint64_t slot_bytes) const override;
 
+  // The choice made for a broadcast of `bytes` bytes with the call's algorithm (or none:
+  // the settings decide), if remembered: on one communicator it comes out the same every
+  // time. Deciding again costs about 0.1 us, a third of a 1 KiB broadcast between two ranks
+  // of one node, which would make auto's deferral to the library measurably slower than the
+  // library.
   const Decision* remembered(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call) const;
   void remember(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call,
                 const Decision& decision);
