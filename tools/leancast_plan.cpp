@@ -336,7 +336,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> candidate_names;
   leancast::detail::Configuration configured;
   app.add_option("-a,--algorithm", algorithm_name,
-                 "algorithm, NAME or NAME:PARAMETER: " + leancast::algorithm_names());
+                 "algorithm, NAME or NAME:PARAMETER (not mpi, which has no schedule): " +
+                     leancast::algorithm_names());
   // For scripts: every accepted name, one a line, in the registry's order (auto and mpi
   // too); with --json (given first) the rows themselves, which leancast-tune reads.
   app.add_flag("--json", json, "print the totals as JSON (with --list-algorithms: the registry)")

@@ -340,7 +340,8 @@ int main(int argc, char** argv) {
   std::string fixed = "binomial,scatter-ring-tuned,pipeline-chain,two-tree";
   CLI::App app{"leancast-job-bench: a job of many broadcasts with MPI_Bcast, auto and online "
                "tuning (trials included), beside single algorithms"};
-  app.add_option("--sizes", sizes, "bytes per broadcast, K/M/G suffixes")->capture_default_str();
+  app.add_option("--sizes", sizes, "bytes per broadcast, 16 B to 2 GiB, K/M/G suffixes")
+      ->capture_default_str();
   app.add_option("--calls", o.calls, "broadcasts per job of mpi, auto and online")
       ->check(CLI::Range(2, 10000000))->capture_default_str();
   app.add_option("--fixed", fixed, "single algorithms to time, or none")->capture_default_str();

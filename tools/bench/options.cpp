@@ -95,14 +95,17 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   std::string small_below_text = "64K";
   app.add_option("--small-below", small_below_text, "bytes: where --small-iterations stops")
       ->capture_default_str();
-  app.add_option("--warmup", o.warmup, "untimed broadcasts before each cell")
+  app.add_option("--warmup", o.warmup,
+                 "untimed broadcasts before each cell (with rotated buffers, at least one a "
+                 "buffer)")
       ->check(CLI::Range(0, 100000000))->capture_default_str();
   app.add_option("--reps", o.reps, "repetitions of the whole interleaved grid")
       ->check(CLI::Range(1, 100000))->capture_default_str();
   auto* root = app.add_option("--root", o.root, "root rank")->capture_default_str();
   auto* rotate = app.add_flag("--rotate-root", o.rotate_root, "root = iteration mod P");
   root->excludes(rotate);
-  app.add_option("--baseline", baseline, "algorithm the ratios refer to (default scatter-ring)");
+  app.add_option("--baseline", baseline,
+                 "algorithm the ratios refer to (default scatter-ring if measured, else the first)");
   app.add_option("--method", method,
                  "paper: barrier + back-to-back broadcasts, bandwidth; osu: barrier before each, "
                  "latency; sync (SMPI build): every rank starts each broadcast at the same "
@@ -118,9 +121,9 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
                  "last-level cache)");
   std::string cache;
   app.add_option("--cache", cache,
-                 "the last-level cache to assume (e.g. 32M; default: what sysfs says): it sizes "
-                 "the rotation and the copies that measure the memory bound; a virtual machine "
-                 "may report its host's");
+                 "the last-level cache to assume (e.g. 32M; default: sysfs's, else sysconf's, "
+                 "else 32M): it sizes the rotation and the copies that measure the memory bound; "
+                 "a virtual machine may report its host's");
   app.add_flag("--check", o.check, "verify the data after every timed broadcast (slower)");
   app.add_flag("--huge-pages", o.huge_pages,
                "the bench's buffers, and the copies that measure the memory bound, on "

@@ -259,8 +259,9 @@ int main(int argc, char** argv) {
   app.add_option("--reps", o.reps, "repetitions")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  app.add_option("--max-iterations", o.max_iterations, "timed operations per cell at most")
-      ->check(CLI::Range(1, 1000000))
+  app.add_option("--max-iterations", o.max_iterations,
+                 "timed operations per cell at most (about 64 MiB a cell, at least 10)")
+      ->check(CLI::Range(10, 1000000))
       ->capture_default_str();
   app.add_option("--test-calls", o.test_calls, "MPI_Test calls spread over the computation")
       ->check(CLI::Range(0, 1000))

@@ -84,7 +84,8 @@ def parse_args(argv):
                        help="simulate on this leancast-sim platform (hornet, laki) instead")
     where.add_argument("--from-json", metavar="FILE[,FILE...]",
                        help="no measuring: derive the rules from earlier runs' --json (several: "
-                            "their runs together, e.g. one file per process count)")
+                            "their runs together, e.g. one file per process count); "
+                            "leancast-bench --json files count as one --site measurement")
     parser.add_argument("--site", action="store_true",
                         help="this machine's table in one command, within --budget-minutes "
                              "(see below); launcher 'mpirun -n {procs}' unless --launcher")
@@ -171,7 +172,7 @@ def parse_args(argv):
     library.add_argument("--mpich-base", metavar="FILE",
                          help="MPICH's tuning JSON that the file's broadcast part replaces in "
                               "(default: the tree built into the libmpich leancast-bench uses)")
-    parser.add_argument("--json", help="also write every measurement here")
+    parser.add_argument("--json", help="also write every measurement here (not with --from-json)")
     parser.add_argument("--bench", help="leancast-bench to run (default: beside this script)")
     parser.add_argument("--plan", help="leancast-plan, for the message counts that break ties "
                                        "(default: beside this script)")
