@@ -302,6 +302,22 @@ class Bench(unittest.TestCase):
             self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
     @once
+    def test_report_names_every_run_of_a_tune_file_apart(self):
+        # A leancast-tune --json file: runs of one count under two methods, one twice.
+        with open(self.json_path) as f:
+            run = json.load(f)
+        osu = dict(run, method="osu")
+        tune = os.path.join(self.dir, "tune.json")
+        with open(tune, "w") as f:
+            json.dump({"command": ["leancast-tune"], "runs": [run, osu, osu]}, f)
+        out = os.path.join(self.dir, "tune-report")
+        result = subprocess.run([REPORT, tune, "--out-dir", out], capture_output=True,
+                                text=True, timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        for name in (f"tune-p{PROCS}-paper", f"tune-p{PROCS}-osu", f"tune-p{PROCS}-osu-2"):
+            self.assertTrue(os.path.exists(os.path.join(out, f"{name}-bandwidth.png")), name)
+
+    @once
     def test_report_matrix_has_a_row_per_algorithm_and_marks_the_fastest(self):
         result = subprocess.run([REPORT, self.json_path, "--matrix", "4096,100003"],
                                 capture_output=True, text=True, timeout=120)
