@@ -358,8 +358,9 @@ int main(int argc, char** argv) {
   app.add_option("-r,--root", root, "root rank (default 0)");
   app.add_option("-b,--bytes", bytes_text, "message size in bytes (suffix K, M or G: base 2)")
       ->required();
-  app.add_flag("--steps", steps, fmt::format("print the round-by-round table (default for P <= {})",
-                                             kDefaultTableProcs));
+  app.add_flag("--steps", steps,
+               fmt::format("print the round-by-round table (default for P <= {}, at most {})",
+                           kDefaultTableProcs, kMaxTableProcs));
   app.add_flag("--no-steps", no_steps, "do not print the table");
   app.add_flag("--compare", compare_all,
                "rank every algorithm (default parameters) by the cost model's time");

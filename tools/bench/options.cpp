@@ -113,7 +113,8 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
       ->check(CLI::IsMember({"paper", "osu", "sync"}))->capture_default_str();
   app.add_option("--rotate-buffers", rotate_buffers,
                  "each broadcast in the next of k buffers, k n >= 2 last-level caches, at most "
-                 "1 GiB (IMB's -off_cache): auto = for sizes above the cache")
+                 "1 GiB, so never above 512 MiB (IMB's -off_cache): auto = for sizes above the "
+                 "cache")
       ->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
   std::string rotate_above;
   app.add_option("--rotate-above", rotate_above,

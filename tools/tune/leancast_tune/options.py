@@ -101,7 +101,8 @@ def parse_args(argv):
                                       "--sim on one node: the rule's procs range)")
     parser.add_argument("--library", choices=("openmpi", "mpich", "smpi", "any"),
                         help="library= the rules claim (default: the MPI library measured; "
-                             "any: none, the rules apply in every build)")
+                             "any: none, the rules apply in every build; not with "
+                             "--library-algorithms)")
     parser.add_argument("--procs-cover", metavar="LOW-HIGH",
                         help="process counts the rules claim in all (LOW-HIGH or LOW-); default "
                              "all (--site: 1 to the largest measured), the measured counts "
@@ -135,13 +136,14 @@ def parse_args(argv):
                              "candidate must win under all (default paper,osu)")
     parser.add_argument("--exclude", default="",
                         help="candidates measured but never chosen, comma-separated (e.g. "
-                             "what a model favours for reasons a machine does not share)")
+                             "what a model favours for reasons a machine does not share); a "
+                             "NAME excludes NAME@EXECUTOR too")
     parser.add_argument("--tie", type=float, default=0.001,
                         help="smallest tie margin, a fraction (default 0.001; real runs use "
                              "their repetitions' spread where larger, see below)")
     parser.add_argument("--tie-break", type=float,
                         help="candidates count as tied within this fraction of the fastest "
-                             "(default: the tie margin); a smaller window keeps a tie-break "
+                             "(default, and at most: the tie margin); a smaller window keeps a tie-break "
                              "from picking one that falls behind by more than the margin at a "
                              "count the rule claims but did not measure")
     parser.add_argument("--iterations", type=int,
