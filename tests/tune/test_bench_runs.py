@@ -51,6 +51,20 @@ class BenchRuns(unittest.TestCase):
             self.assertIn(f"{path} left out", log.getvalue())
         self.assertNotIn("k.json", log.getvalue())
 
+    def test_the_recorded_library_configuration_decides_where_a_file_has_it(self):
+        log = io.StringIO()
+        # A verbosity setting does not configure the broadcast, in either kind of file.
+        verbose = {"OMPI_MCA_coll_base_verbose": "100"}
+        old = run(settings=verbose)
+        recorded = run(settings=verbose, library_configuration=[])
+        # What leancast read decides, whatever the settings recorded beside it.
+        configured = run(settings={}, library_configuration=["OMPI_MCA_coll_sm_priority=100"])
+        saved = bench_runs.as_site_measurement(
+            [("o.json", old), ("r.json", recorded), ("c.json", configured)], log=log)
+        self.assertEqual(saved["runs"], [old, recorded])
+        self.assertIn("c.json left out: not the defaults ({'OMPI_MCA_coll_sm_priority': '100'})",
+                      log.getvalue())
+
     def test_nothing_left_or_several_libraries_is_an_error(self):
         with self.assertRaisesRegex(ValueError, "none of"):
             bench_runs.as_site_measurement(

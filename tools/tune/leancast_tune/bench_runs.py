@@ -8,7 +8,19 @@ collectives), leancast preloaded under the library (LD_PRELOAD) or told what to 
 (LEANCAST_BCAST*, LEANCAST_CONFIG). Runs of several MPI libraries are an error."""
 import sys
 
-LEFT_OUT_PREFIXES = ("OMPI_MCA_coll", "LD_PRELOAD", "LEANCAST_BCAST", "LEANCAST_CONFIG")
+LEANCAST_TOLD = ("LD_PRELOAD", "LEANCAST_BCAST", "LEANCAST_CONFIG")
+
+
+def configures_library_broadcast(name):
+    """For files older than environment.library_configuration: the rule leancast applies to
+    the environment (configures_library_broadcast in src/select/settings.cpp)."""
+    if name.startswith("OMPI_MCA_coll"):
+        return not name.endswith("_verbose")
+    for prefix in ("MPIR_CVAR_", "MPICH_", "MPIR_PARAM_"):
+        if name.startswith(prefix):
+            rest = name[len(prefix):]
+            return "BCAST" in rest or "COLL" in rest
+    return False
 
 
 def is_bench_run(data):
@@ -18,11 +30,17 @@ def is_bench_run(data):
 
 
 def not_by_default(environment):
-    """The recorded settings under which a run did not measure the defaults."""
+    """The recorded settings under which a run did not measure the defaults: the library's
+    configuration as leancast read it (environment.library_configuration) where the file
+    has it, and whatever told leancast what to run."""
     settings = environment.get("settings") or {}
-    return {name: value for name, value in settings.items()
-            if name.startswith(LEFT_OUT_PREFIXES)
-            or (name.startswith("MPIR_CVAR_") and ("BCAST" in name or "COLL" in name))}
+    told = {name: value for name, value in settings.items() if name.startswith(LEANCAST_TOLD)}
+    if "library_configuration" in environment:
+        configured = dict(entry.split("=", 1) for entry in environment["library_configuration"])
+    else:
+        configured = {name: value for name, value in settings.items()
+                      if configures_library_broadcast(name)}
+    return {**configured, **told}
 
 
 def as_site_measurement(paths_and_runs, log=sys.stderr):
