@@ -374,9 +374,13 @@ int main(int argc, char** argv) {
   app.add_option("--configured", configured,
                  "NAME=VALUE (repeatable): the MPI library's broadcast configured so, as the "
                  "ranks' environment would (auto then follows only rules measured under it)");
-  app.add_option("--alpha-inter", alpha_inter, "cost model: seconds per message between nodes")
+  app.add_option("--alpha-inter", alpha_inter,
+                 "cost model: seconds per message between nodes (default: --alpha's, or the "
+                 "--platform's)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--beta-inter", beta_inter, "cost model: seconds per byte between nodes")
+  app.add_option("--beta-inter", beta_inter,
+                 "cost model: seconds per byte between nodes (default: --beta's, or the "
+                 "--platform's)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--beta-node", beta_node,
                  "cost model: seconds per byte through a node's network interface, which its "

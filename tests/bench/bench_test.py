@@ -319,9 +319,14 @@ class Bench(unittest.TestCase):
 
     @once
     def test_report_matrix_has_a_row_per_algorithm_and_marks_the_fastest(self):
-        result = subprocess.run([REPORT, self.json_path, "--matrix", "4096,100003"],
+        result = subprocess.run([REPORT, self.json_path, "--matrix", "4K,100003"],
                                 capture_output=True, text=True, timeout=120)
         self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("| 4 KiB | 100003 B |", result.stdout)
+        refused = subprocess.run([REPORT, self.json_path, "--matrix", "4Q"],
+                                 capture_output=True, text=True, timeout=120)
+        self.assertEqual(refused.returncode, 2)
+        self.assertIn("'4Q' is not a size", refused.stderr)
         rows = [line for line in result.stdout.splitlines() if line.startswith("| `")]
         self.assertEqual([r.split("`")[1] for r in rows], ALGORITHMS)
         for column in (1, 2):  # a fastest per size (ties may mark more)
