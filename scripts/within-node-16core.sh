@@ -10,9 +10,9 @@
 # Per job TAG.json and TAG.log under /tmp/lcres/RUN (RUN: within16, or within16-paper), packed
 # into $OUT/RUN.tar.gz; the log to $OUT/RUN.log. Tags: LIB-pP-CONFIG-CLASS, CLASS small (64 B - 4 MiB) or large (16 and
 # 64 MiB, rotated); scripts/real-16core-summary.py tabulates them (into docs/benchmarks/real-16core/within16/).
-# The device takes at most 64 MiB of working tree: with the bundle (23 MB) this checkout
-# (48 MB tracked) is over it, so move the largest raw JSON (docs/tuning/{nodes,node,ppn1,
-# real-openmpi,real-mpich}.json, docs/site-tuning/site.json) aside for the call, then back.
+# The device takes at most 64 MiB of working tree, the bundle (23 MB) included; docs/ (80 MB
+# of raw JSON at 4678cd5, none of which the device reads) puts this checkout over it, so move
+# it aside for the call and back after: mv docs /tmp/docs-aside ... mv /tmp/docs-aside docs.
 HERE=$(cd "$(dirname "$0")/../.devcarry" && pwd) || exit 2
 METHOD=${METHOD:-osu}
 case $METHOD in osu) RUN=within16 ;; paper) RUN=within16-paper ;; *) echo "METHOD: osu or paper" >&2; exit 2 ;; esac
