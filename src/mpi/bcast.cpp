@@ -58,7 +58,7 @@ int pass_nonblocking(const BcastCall& call, const NonblockingCall& nonblocking,
 // The library's broadcast, blocking or not (`count` null: the run counted it). A blocking
 // one stays blocking while leancast broadcasts are outstanding (MPI matches no MPI_Bcast on
 // one rank with an MPI_Ibcast on another, and the other ranks may have none outstanding);
-// the progress thread steps them meanwhile where MPI allows it (BlockedInLibrary).
+// the progress thread or Open MPI's progress engine steps them meanwhile (BlockedInLibrary).
 int pass(const BcastCall& call, const NonblockingCall* nonblocking, const Count* count) {
   if (nonblocking != nullptr) return pass_nonblocking(call, *nonblocking, *count);
   if (count != nullptr) (*count)();

@@ -14,8 +14,14 @@
 // 4, MPI_Bcast_init: for the interposer). A watchdog ends a run that outlives --deadline
 // seconds, naming the operation it hung in.
 //
+// --library-progress: the blocking calls that MPI may leave to the library's own (a blocking
+// collective, a blocking broadcast that auto or mpi leaves to it) are made below
+// MPI_THREAD_MULTIPLE too, where leancast steps its broadcasts inside the library's progress
+// engine (Open MPI's: docs/nonblocking.md#progress).
+//
 //   progress_stress [--seed S] [--ops N] [--window W] [--max-bytes B] [--deadline SECONDS]
 //                   [--thread-multiple] [--blocking-collectives] [--blocking-bcast]
+//                   [--library-progress]
 #include <mpi.h>
 #include <signal.h>
 #include <unistd.h>
@@ -48,6 +54,7 @@ struct Options {
   bool thread_multiple = false;
   bool blocking_collectives = false;
   bool blocking_bcast = false;
+  bool library_progress = false;
 };
 
 int rank = 0, procs = 1;
@@ -191,8 +198,12 @@ class Stress {
     for (;;) {
       std::string name = algorithms_[draw(algorithms_.size())];
       // auto and mpi may leave a blocking broadcast to the library's MPI_Bcast, a blocking
-      // collective: it moves this rank's broadcasts only under MPI_THREAD_MULTIPLE.
-      if (!blocking || o_.thread_multiple || (name != "auto" && name != "mpi")) return name;
+      // collective: it moves this rank's broadcasts only under MPI_THREAD_MULTIPLE or
+      // inside the library's progress engine.
+      if (!blocking || o_.thread_multiple || o_.library_progress ||
+          (name != "auto" && name != "mpi")) {
+        return name;
+      }
     }
   }
 
@@ -596,6 +607,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--thread-multiple") o.thread_multiple = true;
     else if (a == "--blocking-collectives") o.blocking_collectives = true;
     else if (a == "--blocking-bcast") o.blocking_bcast = true;
+    else if (a == "--library-progress") o.library_progress = true;
     else {
       std::fprintf(stderr, "progress_stress: unknown option %s\n", a.c_str());
       std::exit(2);
@@ -618,8 +630,8 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 77;
   }
-  if (o.blocking_collectives && !o.thread_multiple) {
-    if (rank == 0) std::printf("--blocking-collectives needs --thread-multiple\n");
+  if (o.blocking_collectives && !o.thread_multiple && !o.library_progress) {
+    if (rank == 0) std::printf("--blocking-collectives needs --thread-multiple or --library-progress\n");
     MPI_Finalize();
     return 2;
   }

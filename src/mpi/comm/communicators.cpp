@@ -4,7 +4,7 @@
 // where making it (a blocking MPI_Comm_dup) makes no rank wait that would not wait anyway.
 // So a nonblocking broadcast finds the state there and need not make it. MPI_Init also
 // gathers every rank's node key (node_keys.hpp). While leancast broadcasts are
-// outstanding the progress thread steps them, as for any collective (stepped_call.hpp).
+// outstanding they are stepped meanwhile, as for any collective (stepped_call.hpp).
 // Not under SMPI, whose MPI functions are the simulator's.
 #include <mpi.h>
 

@@ -197,7 +197,7 @@ int find_nodes(MPI_Comm dup, int size, std::shared_ptr<const NodeMap>& out) {
 
 int private_comm(MPI_Comm user, PrivateComm*& out) {
   if (int rc = existing_private_comm(user, out); rc != MPI_SUCCESS || out != nullptr) return rc;
-  // Blocking collectives: the progress thread steps outstanding broadcasts meanwhile.
+  // Blocking collectives: outstanding broadcasts are stepped meanwhile (BlockedInLibrary).
   std::optional<BlockedInLibrary> blocked;
   if (tasks_outstanding()) blocked.emplace();
   MPI_Comm dup = MPI_COMM_NULL;

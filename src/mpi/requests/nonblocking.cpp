@@ -1,5 +1,7 @@
 #include "mpi/requests/nonblocking.hpp"
 
+#include <dlfcn.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -53,6 +55,9 @@ thread_local constinit bool own_calls [[gnu::tls_model("initial-exec")]] = false
 #else
 thread_local bool own_calls = false;
 #endif
+
+class Engine;
+Engine& engine();
 
 class Engine {
  public:
@@ -175,6 +180,7 @@ class Engine {
     int provided = MPI_THREAD_SINGLE;
     MPI_Query_thread(&provided);
     if (provided != MPI_THREAD_MULTIPLE) {
+      hook_library_progress();
       if (asked) {
         rank0_print(
             "LEANCAST_PROGRESS_THREAD=1 needs MPI_THREAD_MULTIPLE (MPI_Init_thread); "
@@ -208,6 +214,33 @@ class Engine {
       }
     }).detach();
     stop_at_finalize();
+  }
+
+  // Below MPI_THREAD_MULTIPLE no thread of leancast's may call MPI while this one blocks in
+  // one of the library's calls; but Open MPI runs callbacks registered with its progress
+  // engine (opal_progress_register, looked up at run time: MPICH has none) inside every
+  // blocking call, as it runs its own nonblocking collectives. There the blocked call steps
+  // the tasks, as a completion call would.
+  static void hook_library_progress() {
+    using Register = int (*)(int (*)());
+    if (auto* register_callback = reinterpret_cast<Register>(
+            dlsym(RTLD_DEFAULT, "opal_progress_register"))) {
+      register_callback(&step_while_blocked);
+    }
+  }
+
+  // Only while a call blocks in the library with tasks outstanding (BlockedInLibrary), and
+  // not inside leancast's own calls: they step the tasks themselves and hold lock_.
+  static int step_while_blocked() {
+    Engine& self = engine();
+    if (self.blocked_.load(std::memory_order_acquire) == 0 || own_calls ||
+        !tasks_outstanding()) {
+      return 0;
+    }
+    std::unique_lock guard(self.lock_, std::try_to_lock);
+    if (!guard.owns_lock()) return 0;
+    self.progress_locked();
+    return 0;
   }
 
   // MPI_Finalize deletes MPI_COMM_SELF's attributes first: the thread stops there.

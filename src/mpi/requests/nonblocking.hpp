@@ -20,10 +20,11 @@
 // defines (completion.cpp: MPI_Wait, MPI_Test and their -all, -any, -some forms,
 // MPI_Request_get_status), which poll every outstanding task while they wait, and the
 // blocking point-to-point calls leancast defines (stepped_calls.cpp), which wait the same
-// way. Between those calls nothing moves unless MPI runs with MPI_THREAD_MULTIPLE: then a
-// progress thread steps the tasks while a blocking collective blocks (BlockedInLibrary)
-// and, with LEANCAST_PROGRESS_THREAD=1, whenever no completion call polls (the application
-// computing).
+// way. While a blocking collective blocks (BlockedInLibrary), Open MPI's progress engine
+// steps them below MPI_THREAD_MULTIPLE (a callback registered with it); under
+// MPI_THREAD_MULTIPLE a progress thread does, and, with LEANCAST_PROGRESS_THREAD=1, also
+// whenever no completion call polls (the application computing). Otherwise nothing moves
+// between those calls.
 #pragma once
 
 #include <mpi.h>
@@ -73,8 +74,8 @@ class Polling {
 // While one is alive, this thread blocks in one of the MPI library's collectives (or in
 // another call leancast cannot turn into a nonblocking one, stepped_calls.cpp) with tasks
 // outstanding: the progress thread steps them meanwhile, started for it if MPI runs with
-// MPI_THREAD_MULTIPLE (under a lower level nothing moves them until the call returns:
-// docs/nonblocking.md).
+// MPI_THREAD_MULTIPLE; under a lower level Open MPI's progress engine does (MPICH: nothing
+// moves them until the call returns: docs/nonblocking.md).
 class BlockedInLibrary {
  public:
   BlockedInLibrary();

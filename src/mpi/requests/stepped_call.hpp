@@ -1,7 +1,8 @@
 // The MPI library's blocking calls while leancast broadcasts are outstanding (stepped_calls.cpp
 // says why), for the files that define them: a point-to-point call runs as its nonblocking
 // form waited for by leancast (LEANCAST_STEPPED); a collective runs as it is, with the
-// progress thread stepping the broadcasts while it blocks (LEANCAST_ASSISTED).
+// progress thread or Open MPI's progress engine stepping the broadcasts while it blocks
+// (LEANCAST_ASSISTED).
 #pragma once
 
 #include <mpi.h>
@@ -45,7 +46,8 @@ int stepped(Start start, MPI_Status* status = MPI_STATUS_IGNORE) {
   }
 
 // MPI_NAME(PARAMETERS): the next definition, under a BlockedInLibrary while broadcasts are
-// outstanding (the progress thread steps them, where MPI allows several threads).
+// outstanding (the progress thread steps them where MPI allows several threads, Open MPI's
+// progress engine below that: nonblocking.hpp).
 #define LEANCAST_ASSISTED(NAME, PARAMETERS, ...)                                         \
   extern "C" int MPI_##NAME PARAMETERS {                                              \
     namespace lc = leancast::detail;                                                  \

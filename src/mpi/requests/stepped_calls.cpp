@@ -8,7 +8,8 @@
 // runs; so while a leancast broadcast is outstanding in the process, a point-to-point call
 // here becomes its nonblocking form, completed by leancast's MPI_Wait (completion.cpp;
 // wait_one in requests.cpp), which steps every outstanding broadcast between tests of it; a collective stays what it is and
-// has the progress thread step the broadcasts meanwhile (stepped_call.hpp). With none
+// has the progress thread or Open MPI's progress engine step the broadcasts meanwhile
+// (stepped_call.hpp). With none
 // outstanding (one atomic load), or inside leancast's own calls, every call goes unchanged
 // to the next definition (the library's, next_mpi.hpp). What still depends on the library:
 // docs/nonblocking.md.
@@ -51,8 +52,8 @@ LEANCAST_P2P(Rsend, Irsend)
 // that make communicators) cannot
 // become their nonblocking forms: MPI does not match a blocking collective on one rank with
 // a nonblocking one on another, and another rank may have no broadcast outstanding. They
-// run as they are, the progress thread stepping the broadcasts meanwhile where MPI allows
-// it (LEANCAST_ASSISTED, stepped_call.hpp).
+// run as they are, the progress thread or Open MPI's progress engine stepping the
+// broadcasts meanwhile (LEANCAST_ASSISTED, stepped_call.hpp).
 LEANCAST_ASSISTED(Barrier, (MPI_Comm a0), a0)
 
 // Rooted and all-to-all collectives with one send and one receive buffer.
