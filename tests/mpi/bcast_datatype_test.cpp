@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include <leancast/leancast.hpp>
 
@@ -169,6 +171,55 @@ TEST(BcastDatatype, BottomWithAbsoluteAddresses) {
       for (int i = 0; i < n; ++i) wrong += ints[i] != 5 * i + 1;
       for (std::size_t i = 0; i < doubles.size(); ++i) wrong += doubles[i] != i * 0.125;
       EXPECT_EQ(wrong, 0) << to_string(algorithm) << " n=" << n;
+    }
+  }
+}
+
+// Type maps that start below the buffer's address or run backwards: a negative lower bound,
+// a negative stride, a struct with a negative displacement, a subarray, and a type of size
+// 0. Every algorithm leaves the buffer byte for byte as the library's own broadcast does,
+// bytes outside the type map untouched.
+TEST(BcastDatatype, OddTypeMapsMatchTheLibraryByteForByte) {
+  const int procs = world_size(), rank = world_rank();
+  std::vector<std::pair<const char*, MPI_Datatype>> types;
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  MPI_Type_create_resized(MPI_INT, -8, 16, &t);
+  types.emplace_back("negative lower bound", t);
+  MPI_Type_vector(3, 2, -4, MPI_INT, &t);
+  types.emplace_back("negative stride", t);
+  const int lengths[2] = {1, 1};
+  const MPI_Aint offsets[2] = {-40, 24};
+  const MPI_Datatype members[2] = {MPI_DOUBLE, MPI_SHORT};
+  MPI_Type_create_struct(2, lengths, offsets, members, &t);
+  types.emplace_back("negative displacement", t);
+  const int sizes[2] = {7, 9}, sub[2] = {3, 4}, start[2] = {2, 3};
+  MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_FORTRAN, MPI_FLOAT, &t);
+  types.emplace_back("subarray", t);
+  MPI_Type_contiguous(0, MPI_INT, &t);
+  types.emplace_back("size 0", t);
+  std::vector<Algorithm> algorithms(concrete_algorithms().begin(), concrete_algorithms().end());
+  algorithms.push_back(Algorithm::mpi);
+  for (auto& [what, raw] : types) {
+    OwnedType type(raw);
+    MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+    MPI_Type_get_extent(type, &lb, &extent);
+    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    for (int count : {1, 5, 3000}) {
+      // The buffer's address sits `margin` bytes into the memory, which reaches past both
+      // ends of every element's bytes.
+      const std::size_t margin = count * std::abs(extent) + true_extent + std::abs(true_lb) + 64;
+      std::vector<unsigned char> expected(3 * margin), got(3 * margin);
+      for (Algorithm algorithm : algorithms) {
+        const int root = (count + static_cast<int>(algorithm)) % procs;
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+          expected[i] = got[i] = rank == root ? static_cast<unsigned char>(i * 31 + 7) : 0;
+        }
+        ASSERT_EQ(PMPI_Bcast(expected.data() + margin, count, type, root, MPI_COMM_WORLD),
+                  MPI_SUCCESS);
+        ASSERT_EQ(bcast(got.data() + margin, count, type, root, MPI_COMM_WORLD, algorithm),
+                  MPI_SUCCESS);
+        EXPECT_TRUE(expected == got) << what << ", " << to_string(algorithm) << ", count " << count;
+      }
     }
   }
 }
