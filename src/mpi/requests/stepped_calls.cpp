@@ -7,12 +7,11 @@
 // own collectives progress inside any of its calls. leancast's progress only where leancast
 // runs; so while a leancast broadcast is outstanding in the process, a point-to-point call
 // here becomes its nonblocking form, completed by leancast's MPI_Wait (completion.cpp;
-// wait_one in requests.cpp), which steps every outstanding broadcast between tests of it; a collective stays what it is and
-// has the progress thread or Open MPI's progress engine step the broadcasts meanwhile
-// (stepped_call.hpp). With none
-// outstanding (one atomic load), or inside leancast's own calls, every call goes unchanged
-// to the next definition (the library's, next_mpi.hpp). What still depends on the library:
-// docs/nonblocking.md.
+// wait_one in requests.cpp), which steps every outstanding broadcast between tests of it;
+// a collective stays what it is and has the progress thread or Open MPI's progress engine
+// step the broadcasts meanwhile (stepped_call.hpp). With none outstanding (one atomic
+// load), or inside leancast's own calls, every call goes unchanged to the next definition
+// (the library's, next_mpi.hpp). What still depends on the library: docs/nonblocking.md.
 #include <mpi.h>
 
 #include <new>

@@ -3,9 +3,10 @@ leancast-tune's own files): each file one run (one method, one process count) of
 library's default broadcast, `mpi`, beside leancast's algorithms. A run where `mpi` was not
 the library's default broadcast, or where leancast did not choose by its defaults, says
 nothing about auto's table under the defaults, so it is left out, with a line saying why:
-the library's broadcast configured (OMPI_MCA_coll*, MPICH's MPIR_CVAR_* of broadcasts or
-collectives), leancast preloaded under the library (LD_PRELOAD) or told what to run
-(LEANCAST_BCAST*, LEANCAST_CONFIG). Runs of several MPI libraries are an error."""
+the library's broadcast configured (what leancast read as such: OMPI_MCA_coll* but its
+verbosity, MPICH's control variables of broadcasts or collectives), leancast preloaded
+under the library (LD_PRELOAD) or told what to run (LEANCAST_BCAST*, LEANCAST_CONFIG).
+Runs of several MPI libraries are an error."""
 import sys
 
 LEANCAST_TOLD = ("LD_PRELOAD", "LEANCAST_BCAST", "LEANCAST_CONFIG")
