@@ -121,22 +121,22 @@ ExecutorSpec executor_for(const AlgorithmSpec& spec) {
   return {ExecutorSpec::Kind::dataflow, chosen};
 }
 
-// Below this size a nonblocking broadcast that auto gave to leancast is the library's
-// MPI_Ibcast instead: a leancast task costs about 0.2 us more than its blocking broadcast,
-// and at 1 KiB that made LC_Ibcast 0.63x (Open MPI, shm) the library's MPI_Ibcast at P = 2,
-// while from 16 KiB it was 1.2-4.8x (docs/nonblocking.md#measured).
-constexpr std::uint64_t kNonblockingAutoFloor = 16 * 1024;
-
-// A nonblocking (or persistent) broadcast runs a schedule only on a communicator with a
-// private state: it may not wait to make one (private_comm.hpp).
+// auto's nonblocking (or persistent) broadcasts run leancast from 16 KiB (a task's 0.2 us
+// made LC_Ibcast 0.63x MPI_Ibcast at 1 KiB: docs/nonblocking.md#measured), where a call
+// blocked in the library steps tasks (blocked_calls_step_tasks), on a communicator with a
+// private state (a nonblocking call may not wait to make one: private_comm.hpp).
 Decision nonblocking_choice(const Decision& decision, std::uint64_t bytes,
                             const PrivateComm* state) {
   if (decision.algorithm.algorithm == Algorithm::mpi) return decision;
   if (state == nullptr) {
     return {Algorithm::mpi, decision.named, "a nonblocking call on a communicator without a private one yet"};
   }
-  if (!chosen_by_auto(decision) || bytes >= kNonblockingAutoFloor) return decision;
-  return {Algorithm::mpi, decision.named, "a nonblocking call below 16 KiB"};
+  if (!chosen_by_auto(decision) || (bytes >= 16 * 1024 && blocked_calls_step_tasks())) {
+    return decision;
+  }
+  return {Algorithm::mpi, decision.named,
+          bytes < 16 * 1024 ? "a nonblocking call below 16 KiB"
+                            : "a nonblocking call that the library's blocking calls would not step"};
 }
 
 int raise_outcome(MPI_Comm comm, const Outcome& outcome) {

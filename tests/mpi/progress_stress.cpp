@@ -16,8 +16,9 @@
 //
 // --library-progress: the blocking calls that MPI may leave to the library's own (a blocking
 // collective, a blocking broadcast that auto or mpi leaves to it) are made below
-// MPI_THREAD_MULTIPLE too, where leancast steps its broadcasts inside the library's progress
-// engine (Open MPI's: docs/nonblocking.md#progress).
+// MPI_THREAD_MULTIPLE too, where leancast steps its broadcasts inside Open MPI's progress
+// engine, and where MPICH's has no place for it, auto leaves nonblocking broadcasts to the
+// library (so under MPICH only plain, with auto: docs/nonblocking.md#progress).
 //
 //   progress_stress [--seed S] [--ops N] [--window W] [--max-bytes B] [--deadline SECONDS]
 //                   [--thread-multiple] [--blocking-collectives] [--blocking-bcast]

@@ -59,6 +59,12 @@ thread_local bool own_calls = false;
 class Engine;
 Engine& engine();
 
+// Open MPI's opal_progress_register, or null (MPICH, SMPI).
+using ProgressRegister = int (*)(int (*)());
+ProgressRegister library_progress_register() {
+  return reinterpret_cast<ProgressRegister>(dlsym(RTLD_DEFAULT, "opal_progress_register"));
+}
+
 class Engine {
  public:
   // Adds a task at the end of its communicator's queue; starts it if it is first.
@@ -222,9 +228,7 @@ class Engine {
   // blocking call, as it runs its own nonblocking collectives. There the blocked call steps
   // the tasks, as a completion call would.
   static void hook_library_progress() {
-    using Register = int (*)(int (*)());
-    if (auto* register_callback = reinterpret_cast<Register>(
-            dlsym(RTLD_DEFAULT, "opal_progress_register"))) {
+    if (auto* register_callback = library_progress_register()) {
       register_callback(&step_while_blocked);
     }
   }
@@ -365,6 +369,15 @@ OwnCalls::~OwnCalls() { own_calls = outer_; }
 bool OwnCalls::active() { return own_calls; }
 
 void progress_tasks() { engine().progress(); }
+
+bool blocked_calls_step_tasks() {
+  static const bool steps = [] {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    return provided == MPI_THREAD_MULTIPLE || library_progress_register() != nullptr;
+  }();
+  return steps;
+}
 
 void complete_outstanding(const RunComm* state) {
   // The shared guest wait: the library is called into once per interval, not every step

@@ -62,6 +62,13 @@ inline bool tasks_outstanding() {
 // One step of every outstanding task, none of them waiting.
 void progress_tasks();
 
+// Whether outstanding tasks move while this process blocks in one of the library's calls:
+// under MPI_THREAD_MULTIPLE the progress thread steps them, below it Open MPI's progress
+// engine (BlockedInLibrary). MPICH below MPI_THREAD_MULTIPLE has neither, and there a
+// correct program that blocks in a collective while another rank waits for one of its
+// broadcasts would hang: auto gives nonblocking broadcasts to the library (bcast.cpp).
+bool blocked_calls_step_tasks();
+
 // While one is alive, a completion call polls the tasks itself: the progress thread idles.
 class Polling {
  public:
