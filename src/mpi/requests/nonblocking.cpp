@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "mpi/run/executor.hpp"
 #include "mpi/base/pass_through.hpp"
 #include "mpi/base/process_settings.hpp"
@@ -270,6 +272,18 @@ class Engine {
     blocked_.fetch_add(1, std::memory_order_acq_rel);
     std::lock_guard guard(lock_);
     start_thread_once(false);
+    // Only a named algorithm gets here (auto leaves nonblocking broadcasts to such a
+    // library): once, on every rank that does, the line that explains a hang.
+    if (!warned_unstepped_ && !blocked_calls_step_tasks()) {
+      warned_unstepped_ = true;
+      int rank = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      log_print(fmt::format(
+          "rank {}: a blocking MPI call began with a leancast broadcast outstanding, which "
+          "nothing steps until it returns (MPICH below MPI_THREAD_MULTIPLE): a rank that "
+          "waits for that broadcast meanwhile hangs (docs/nonblocking.md#progress)",
+          rank));
+    }
     wake_.notify_all();
   }
   void blocking_ends() { blocked_.fetch_sub(1, std::memory_order_acq_rel); }
@@ -292,6 +306,7 @@ class Engine {
   std::atomic<int> polling_{0};  // completion calls polling now (the thread idles meanwhile)
   std::atomic<int> blocked_{0};  // threads blocked in the library's collectives now
   bool thread_started_ = false;
+  bool warned_unstepped_ = false;
   bool stopping_ = false;
 };
 
