@@ -47,12 +47,11 @@ LEANCAST_P2P(Send, Isend)
 LEANCAST_P2P(Ssend, Issend)
 LEANCAST_P2P(Rsend, Irsend)
 
-// Collectives (and the calls that make windows, collective too; communicators.cpp has those
-// that make communicators) cannot
-// become their nonblocking forms: MPI does not match a blocking collective on one rank with
-// a nonblocking one on another, and another rank may have no broadcast outstanding. They
-// run as they are, the progress thread or Open MPI's progress engine stepping the
-// broadcasts meanwhile (LEANCAST_ASSISTED, stepped_call.hpp).
+// Collectives (communicators.cpp has those that make communicators, stepped_files_windows.cpp
+// those on windows and files) cannot become their nonblocking forms: MPI does not match a
+// blocking collective on one rank with a nonblocking one on another, and another rank may
+// have no broadcast outstanding. They run as they are, the progress thread or Open MPI's
+// progress engine stepping the broadcasts meanwhile (LEANCAST_ASSISTED, stepped_call.hpp).
 LEANCAST_ASSISTED(Barrier, (MPI_Comm a0), a0)
 
 // Rooted and all-to-all collectives with one send and one receive buffer.
@@ -124,12 +123,6 @@ LEANCAST_REDUCING(Reduce_scatter_block, int)
 LEANCAST_REDUCING(Reduce_scatter, const int*)
 LEANCAST_REDUCING(Scan, int)
 LEANCAST_REDUCING(Exscan, int)
-
-LEANCAST_ASSISTED(Win_allocate_shared,
-                  (MPI_Aint a0, int a1, MPI_Info a2, MPI_Comm a3, void* a4, MPI_Win* a5),
-                  a0, a1, a2, a3, a4, a5)
-LEANCAST_ASSISTED(Win_fence, (int a0, MPI_Win a1), a0, a1)
-LEANCAST_ASSISTED(Win_free, (MPI_Win* a0), a0)
 
 extern "C" int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag,
                         MPI_Comm comm, MPI_Status* status) {
