@@ -342,11 +342,12 @@ TEST(ProgressThread, RootComputesWhileOthersComplete) {
 }
 
 // The root starts an shm broadcast (its copies happen only in later steps) and then makes a
-// blocking collective call on files or windows, which waits for the others, who first wait
-// for the broadcast: the root's copies must happen inside that call (stepped_files_windows
-// .cpp: Open MPI's progress engine below MPI_THREAD_MULTIPLE, the progress thread at it).
+// blocking collective call on files, windows or intercommunicators, which waits for the
+// others, who first wait for the broadcast: the root's copies must happen inside that call
+// (stepped_files_windows.cpp, communicators.cpp: Open MPI's progress engine below
+// MPI_THREAD_MULTIPLE, the progress thread at it).
 // Under MPICH below MPI_THREAD_MULTIPLE nothing steps there (docs/nonblocking.md#progress).
-TEST(BlockedInLibrary, FileAndWindowCallsStepTheBroadcasts) {
+TEST(BlockedInLibrary, FileWindowAndIntercommCallsStepTheBroadcasts) {
   const int procs = world_size();
   if (procs < 2) GTEST_SKIP() << "one rank waits for no other";
   int provided = MPI_THREAD_SINGLE;
@@ -361,7 +362,7 @@ TEST(BlockedInLibrary, FileAndWindowCallsStepTheBroadcasts) {
   long id = rank == 0 ? static_cast<long>(getpid()) : 0;
   MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
   const std::string path = "/tmp/leancast-blocked-" + std::to_string(id);
-  const std::vector<std::pair<const char*, std::function<void()>>> calls = {
+  std::vector<std::pair<const char*, std::function<void()>>> calls = {
       {"MPI_File_open", [&] {
          MPI_File file;
          ASSERT_EQ(MPI_File_open(MPI_COMM_WORLD, path.c_str(),
@@ -381,6 +382,15 @@ TEST(BlockedInLibrary, FileAndWindowCallsStepTheBroadcasts) {
          ASSERT_EQ(MPI_Win_free(&win), MPI_SUCCESS);
        }},
   };
+  // Two halves of the ranks (even, odd), for an intercommunicator between them.
+  MPI_Comm half = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  calls.emplace_back("MPI_Intercomm_create", [&] {
+    MPI_Comm inter = MPI_COMM_NULL;
+    ASSERT_EQ(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 7, &inter),
+              MPI_SUCCESS);
+    ASSERT_EQ(MPI_Comm_free(&inter), MPI_SUCCESS);
+  });
   std::uint64_t seed = 40;
   for (const auto& [name, call] : calls) {
     Buffer buf(MPI_COMM_WORLD, 1 << 20, 0, ++seed);
@@ -393,6 +403,7 @@ TEST(BlockedInLibrary, FileAndWindowCallsStepTheBroadcasts) {
     if (rank != 0) call();
     EXPECT_EQ(buf.wrong(), 0u) << name;
   }
+  MPI_Comm_free(&half);
 }
 
 }  // namespace

@@ -64,6 +64,21 @@ LEANCAST_CONSTRUCTOR(Dist_graph_create_adjacent, a9,
                       const int a6[], MPI_Info a7, int a8, MPI_Comm* a9),
                      a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)
 
+// The calls that make (or end) an intercommunicator, which leancast leaves to the library
+// and so gives no private state: assisted like any collective.
+LEANCAST_ASSISTED(Intercomm_create,
+                  (MPI_Comm a0, int a1, MPI_Comm a2, int a3, int a4, MPI_Comm* a5),
+                  a0, a1, a2, a3, a4, a5)
+LEANCAST_ASSISTED(Comm_spawn,
+                  (const char* a0, char* a1[], int a2, MPI_Info a3, int a4, MPI_Comm a5,
+                   MPI_Comm* a6, int a7[]),
+                  a0, a1, a2, a3, a4, a5, a6, a7)
+LEANCAST_ASSISTED(Comm_accept, (const char* a0, MPI_Info a1, int a2, MPI_Comm a3, MPI_Comm* a4),
+                  a0, a1, a2, a3, a4)
+LEANCAST_ASSISTED(Comm_connect, (const char* a0, MPI_Info a1, int a2, MPI_Comm a3, MPI_Comm* a4),
+                  a0, a1, a2, a3, a4)
+LEANCAST_ASSISTED(Comm_disconnect, (MPI_Comm* a0), a0)
+
 namespace {
 
 MPI_Comm world = MPI_COMM_WORLD;
