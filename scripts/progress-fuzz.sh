@@ -7,6 +7,8 @@
 # (docs/nonblocking.md#progress). Modes (several at once: "ompi-preload mpich"):
 #   ompi-linked   Open MPI, LC_* calls, blocking collectives below MPI_THREAD_MULTIPLE
 #   ompi-preload  Open MPI, the program unmodified under the interposer, blocking MPI_Bcast
+# (even seeds of these two and of MPICH's thread modes: files, windows and intercommunicators
+# among the blocking collectives, --file-window-calls)
 #   ompi-other    Open MPI, LEANCAST_EXECUTOR=rounds, LEANCAST_CHECK=1, the progress thread
 #   mpich         MPICH P = 2-3: under MPI_THREAD_MULTIPLE linked and preloaded, rounds, check,
 #                 and preloaded below it with blocking collectives (auto leaves nonblocking
@@ -33,14 +35,16 @@ for mode in $modes; do
   for ((seed = first; seed < first + count; ++seed)); do
     p=$((2 + seed % 7)); cma=cma; ((seed % 2)) || cma=none
     common=(--seed "$seed" --ops 400 --max-bytes 2000000)
+    more=(); ((seed % 2)) || more=(--file-window-calls)
     ompi=(env OMPI_MCA_btl_vader_single_copy_mechanism=$cma mpirun --oversubscribe -n "$p")
     case $mode in
       ompi-linked)
         one "$mode seed=$seed P=$p cma=$cma" "${ompi[@]}" tests/progress_stress --library-progress \
-          --blocking-collectives "${common[@]}" ;;
+          --blocking-collectives "${more[@]}" "${common[@]}" ;;
       ompi-preload)
         one "$mode seed=$seed P=$p cma=$cma" "${ompi[@]}" -x "LD_PRELOAD=$PWD/libleancast_pmpi_openmpi.so" \
-          tests/pmpi/progress_stress_plain --library-progress --blocking-bcast --blocking-collectives "${common[@]}" ;;
+          tests/pmpi/progress_stress_plain --library-progress --blocking-bcast --blocking-collectives \
+          "${more[@]}" "${common[@]}" ;;
       ompi-other)
         case $((seed % 3)) in
           0) one "$mode rounds seed=$seed P=$p" "${ompi[@]}" -x LEANCAST_EXECUTOR=rounds tests/progress_stress \
@@ -54,9 +58,10 @@ for mode in $modes; do
         p=$((2 + seed % 2)); launch=(mpiexec.mpich -n "$p")
         case $((seed % 5)) in
           0) one "$mode threads seed=$seed P=$p" "${launch[@]}" tests/progress_stress --thread-multiple \
-               --blocking-collectives "${common[@]}" ;;
+               --blocking-collectives "${more[@]}" "${common[@]}" ;;
           1) one "$mode preload-threads seed=$seed P=$p" "${launch[@]}" -genv LD_PRELOAD "$PWD/libleancast_pmpi_mpich.so" \
-               tests/pmpi/progress_stress_plain --thread-multiple --blocking-collectives --blocking-bcast "${common[@]}" ;;
+               tests/pmpi/progress_stress_plain --thread-multiple --blocking-collectives --blocking-bcast \
+               "${more[@]}" "${common[@]}" ;;
           2) one "$mode rounds seed=$seed P=$p" "${launch[@]}" -genv LEANCAST_EXECUTOR rounds tests/progress_stress \
                "${common[@]}" ;;
           3) one "$mode check seed=$seed P=$p" "${launch[@]}" -genv LEANCAST_CHECK 1 tests/progress_stress \

@@ -14,6 +14,10 @@
 // 4, MPI_Bcast_init: for the interposer). A watchdog ends a run that outlives --deadline
 // seconds, naming the operation it hung in.
 //
+// --file-window-calls: the blocking collectives also open, write, read and close a file
+// (MPI-IO), allocate a window and put into it between fences, and make an intercommunicator
+// between two halves of the communicator (drawn from a stream of their own, so that a seed's
+// program is otherwise the same).
 // --library-progress: the blocking calls that MPI may leave to the library's own (a blocking
 // collective, a blocking broadcast that auto or mpi leaves to it) are made below
 // MPI_THREAD_MULTIPLE too, where leancast steps its broadcasts inside Open MPI's progress
@@ -22,7 +26,7 @@
 //
 //   progress_stress [--seed S] [--ops N] [--window W] [--max-bytes B] [--deadline SECONDS]
 //                   [--thread-multiple] [--blocking-collectives] [--blocking-bcast]
-//                   [--library-progress]
+//                   [--library-progress] [--file-window-calls]
 #include <mpi.h>
 #include <signal.h>
 #include <unistd.h>
@@ -56,6 +60,7 @@ struct Options {
   bool blocking_collectives = false;
   bool blocking_bcast = false;
   bool library_progress = false;
+  bool file_window_calls = false;
 };
 
 int rank = 0, procs = 1;
@@ -139,7 +144,16 @@ struct Pending {
 
 class Stress {
  public:
-  explicit Stress(const Options& o) : o_(o), program_(o.seed), local_(o.seed * 7919 + rank) {
+  explicit Stress(const Options& o)
+      : o_(o), program_(o.seed), local_(o.seed * 7919 + rank), extra_(o.seed * 31 + 1) {
+    if (o.file_window_calls) {  // the files' names: this job's
+      job_ = rank == 0 ? static_cast<long>(getpid()) : 0;
+      MPI_Bcast(&job_, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+      char version[MPI_MAX_LIBRARY_VERSION_STRING];
+      int length = 0;
+      MPI_Get_library_version(version, &length);
+      mpich_ = std::strstr(version, "MPICH") != nullptr;
+    }
     MPI_Datatype one = MPI_DATATYPE_NULL;
     MPI_Type_contiguous(1, MPI_INT, &one);
     MPI_Type_create_resized(one, 0, 2 * sizeof(int), &strided_);
@@ -380,6 +394,10 @@ class Stress {
   void blocking_collective(int op, MPI_Comm comm, std::uint64_t which) {
     const int size = size_of(comm), me = rank_in(comm);
     int rc = MPI_SUCCESS;
+    if (o_.file_window_calls) which = extra_() % 5;
+    if (which == 2) return file_calls(op, comm);
+    if (which == 3) return window_calls(op, comm);
+    if (which == 4) return intercomm_calls(op, comm);
     if (which == 0) {
       int in = op + me, out = -1;
       rc = MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, comm);
@@ -388,6 +406,72 @@ class Stress {
       rc = MPI_Barrier(comm);
     }
     if (rc != MPI_SUCCESS) fail("a blocking collective", op, rc);
+  }
+
+  // Each rank writes its value at its place in a new file and reads its left neighbour's.
+  void file_calls(int op, MPI_Comm comm) {
+    const int size = size_of(comm), me = rank_in(comm);
+    const std::string path = "/tmp/leancast-stress-" + std::to_string(job_) + "-" + std::to_string(op);
+    MPI_File file;
+    if (MPI_File_open(comm, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                      MPI_INFO_NULL, &file) != MPI_SUCCESS) {
+      return fail("MPI_File_open", op);
+    }
+    int mine = op * 1000 + me, left = -1;
+    const MPI_Offset at = static_cast<MPI_Offset>(me) * sizeof(int);
+    const MPI_Offset left_at = static_cast<MPI_Offset>((me + size - 1) % size) * sizeof(int);
+    if (MPI_File_write_at_all(file, at, &mine, 1, MPI_INT, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+        MPI_File_sync(file) != MPI_SUCCESS || MPI_Barrier(comm) != MPI_SUCCESS ||
+        MPI_File_sync(file) != MPI_SUCCESS ||
+        MPI_File_read_at_all(file, left_at, &left, 1, MPI_INT, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+      fail("MPI-IO", op);
+    } else if (left != op * 1000 + (me + size - 1) % size) {
+      fail("MPI_File_read_at_all", op, left);
+    }
+    if (MPI_File_close(&file) != MPI_SUCCESS) fail("MPI_File_close", op);
+  }
+
+  // Each rank puts its value into its right neighbour's window between two fences, then
+  // locks its own. The value is checked under Open MPI only: MPICH 4.0.2's puts into
+  // MPI_Win_allocate's windows land wrongly here without leancast too (docs/testing.md).
+  void window_calls(int op, MPI_Comm comm) {
+    const int size = size_of(comm), me = rank_in(comm);
+    int* cell = nullptr;
+    MPI_Win win;
+    if (MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, comm, &cell, &win) != MPI_SUCCESS) {
+      return fail("MPI_Win_allocate", op);
+    }
+    *cell = -1;
+    const int mine = op * 1000 + me;
+    if (MPI_Win_fence(0, win) != MPI_SUCCESS ||
+        MPI_Put(&mine, 1, MPI_INT, (me + 1) % size, 0, 1, MPI_INT, win) != MPI_SUCCESS ||
+        MPI_Win_fence(0, win) != MPI_SUCCESS) {
+      fail("MPI_Put between fences", op);
+    } else if (*cell != op * 1000 + (me + size - 1) % size && !mpich_) {
+      fail("MPI_Put", op, *cell);
+    }
+    if (MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, win) != MPI_SUCCESS ||
+        MPI_Win_unlock(me, win) != MPI_SUCCESS) {
+      fail("MPI_Win_lock", op);
+    }
+    if (MPI_Win_free(&win) != MPI_SUCCESS) fail("MPI_Win_free", op);
+  }
+
+  // An intercommunicator between the even and the odd ranks of `comm`.
+  void intercomm_calls(int op, MPI_Comm comm) {
+    const int size = size_of(comm), me = rank_in(comm);
+    if (size < 2) return;
+    MPI_Comm half = MPI_COMM_NULL, inter = MPI_COMM_NULL;
+    MPI_Comm_split(comm, me % 2, me, &half);
+    if (MPI_Intercomm_create(half, 0, comm, me % 2 == 0 ? 1 : 0, op % 1000, &inter) != MPI_SUCCESS) {
+      fail("MPI_Intercomm_create", op);
+    } else {
+      int remote = 0;
+      MPI_Comm_remote_size(inter, &remote);
+      if (remote != (me % 2 == 0 ? size / 2 : (size + 1) / 2)) fail("MPI_Comm_remote_size", op, remote);
+      MPI_Comm_free(&inter);
+    }
+    MPI_Comm_free(&half);
   }
 
   // Per communicator a persistent broadcast (linked build, or MPI 4) and a persistent send
@@ -474,6 +558,9 @@ class Stress {
   Options o_;
   std::mt19937_64 program_;
   std::mt19937_64 local_;
+  std::mt19937_64 extra_;  // --file-window-calls' draws (the same on every rank)
+  long job_ = 0;
+  bool mpich_ = false;
   MPI_Datatype strided_ = MPI_DATATYPE_NULL;
   std::vector<MPI_Comm> comms_;
   std::vector<std::string> algorithms_;
@@ -609,6 +696,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--blocking-collectives") o.blocking_collectives = true;
     else if (a == "--blocking-bcast") o.blocking_bcast = true;
     else if (a == "--library-progress") o.library_progress = true;
+    else if (a == "--file-window-calls") o.file_window_calls = true;
     else {
       std::fprintf(stderr, "progress_stress: unknown option %s\n", a.c_str());
       std::exit(2);
