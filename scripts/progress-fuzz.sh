@@ -7,7 +7,7 @@
 # (docs/nonblocking.md#progress). Modes (several at once: "ompi-preload mpich"):
 #   ompi-linked   Open MPI, LC_* calls, blocking collectives below MPI_THREAD_MULTIPLE
 #   ompi-preload  Open MPI, the program unmodified under the interposer, blocking MPI_Bcast
-# (even seeds of these two and of MPICH's thread modes: files, windows and intercommunicators
+# (even seeds of these two and of the thread modes: files, windows and intercommunicators
 # among the blocking collectives, --file-window-calls)
 #   ompi-other    Open MPI, LEANCAST_EXECUTOR=rounds, LEANCAST_CHECK=1, the progress thread
 #   mpich         MPICH P = 2-3: under MPI_THREAD_MULTIPLE linked and preloaded, rounds, check,
@@ -52,7 +52,7 @@ for mode in $modes; do
           1) one "$mode check seed=$seed P=$p" "${ompi[@]}" -x LEANCAST_CHECK=1 tests/progress_stress \
                --library-progress "${common[@]}" ;;
           2) one "$mode thread seed=$seed P=$p" "${ompi[@]}" -x LEANCAST_PROGRESS_THREAD=1 tests/progress_stress \
-               --thread-multiple --blocking-collectives "${common[@]}" ;;
+               --thread-multiple --blocking-collectives "${more[@]}" "${common[@]}" ;;
         esac ;;
       mpich)
         p=$((2 + seed % 2)); launch=(mpiexec.mpich -n "$p")
