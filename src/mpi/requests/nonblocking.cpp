@@ -92,6 +92,7 @@ class Engine {
       [[maybe_unused]] const WorldErrorsReturn world;
       start(*task, spare_);
     }
+    hook_once();
     if (process_settings().progress_thread) start_thread_once(true);
     return MPI_SUCCESS;
   }
@@ -188,7 +189,6 @@ class Engine {
     int provided = MPI_THREAD_SINGLE;
     MPI_Query_thread(&provided);
     if (provided != MPI_THREAD_MULTIPLE) {
-      hook_library_progress();
       if (asked) {
         rank0_print(
             "LEANCAST_PROGRESS_THREAD=1 needs MPI_THREAD_MULTIPLE (MPI_Init_thread); "
@@ -224,23 +224,31 @@ class Engine {
     stop_at_finalize();
   }
 
-  // Below MPI_THREAD_MULTIPLE no thread of leancast's may call MPI while this one blocks in
+  // Below MPI_THREAD_MULTIPLE no thread of leancast's may call MPI while this one is inside
   // one of the library's calls; but Open MPI runs callbacks registered with its progress
-  // engine (opal_progress_register, looked up at run time: MPICH has none) inside every
-  // blocking call, as it runs its own nonblocking collectives. There the blocked call steps
-  // the tasks, as a completion call would.
-  static void hook_library_progress() {
+  // engine (opal_progress_register, looked up at run time: MPICH has none) in every call that
+  // progresses, as it runs its own nonblocking collectives. There a call that blocks (or
+  // polls) steps the tasks, as a completion call would: one leancast defines (a blocking
+  // collective) or one it does not (a Fortran binding's PMPI_ call, MPI-IO's split
+  // collectives, a PMPI_Wait on a broadcast's request). Registered at the first task; lock_
+  // held.
+  void hook_once() {
+    if (hooked_) return;
+    hooked_ = true;
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    if (provided == MPI_THREAD_MULTIPLE) return;  // the progress thread's part
     if (auto* register_callback = library_progress_register()) {
-      register_callback(&step_while_blocked);
+      register_callback(&step_in_library_progress);
     }
   }
 
-  // Only while a call blocks in the library with tasks outstanding (BlockedInLibrary), and
-  // not inside leancast's own calls: they step the tasks themselves and hold lock_.
-  static int step_while_blocked() {
+  // Only with tasks outstanding, and not inside leancast's own calls: its executors' and
+  // completion calls' (they step the tasks themselves, and may hold lock_).
+  static int step_in_library_progress() {
     Engine& self = engine();
-    if (self.blocked_.load(std::memory_order_acquire) == 0 || own_calls ||
-        !tasks_outstanding()) {
+    if (own_calls || !tasks_outstanding() ||
+        self.polling_.load(std::memory_order_acquire) > 0) {
       return 0;
     }
     std::unique_lock guard(self.lock_, std::try_to_lock);
@@ -306,6 +314,7 @@ class Engine {
   std::atomic<int> polling_{0};  // completion calls polling now (the thread idles meanwhile)
   std::atomic<int> blocked_{0};  // threads blocked in the library's collectives now
   bool thread_started_ = false;
+  bool hooked_ = false;
   bool warned_unstepped_ = false;
   bool stopping_ = false;
 };

@@ -20,11 +20,12 @@
 // defines (completion.cpp: MPI_Wait, MPI_Test and their -all, -any, -some forms,
 // MPI_Request_get_status), which poll every outstanding task while they wait, and the
 // blocking point-to-point calls leancast defines (stepped_calls.cpp), which wait the same
-// way. While a blocking collective blocks (BlockedInLibrary), Open MPI's progress engine
-// steps them below MPI_THREAD_MULTIPLE (a callback registered with it); under
-// MPI_THREAD_MULTIPLE a progress thread does, and, with LEANCAST_PROGRESS_THREAD=1, also
-// whenever no completion call polls (the application computing). Otherwise nothing moves
-// between those calls.
+// way. Below MPI_THREAD_MULTIPLE Open MPI's progress engine steps them inside any of its
+// calls that progresses (a callback registered with it: a blocking collective, a call
+// leancast does not define); under MPI_THREAD_MULTIPLE a progress thread does while a call
+// blocks in the library (BlockedInLibrary), and, with LEANCAST_PROGRESS_THREAD=1, also
+// whenever no completion call polls (the application computing). Otherwise (MPICH below
+// MPI_THREAD_MULTIPLE) nothing moves between those calls.
 #pragma once
 
 #include <mpi.h>
