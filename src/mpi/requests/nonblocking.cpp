@@ -64,7 +64,19 @@ Engine& engine();
 // Open MPI's opal_progress_register, or null (MPICH, SMPI).
 using ProgressRegister = int (*)(int (*)());
 ProgressRegister library_progress_register() {
-  return reinterpret_cast<ProgressRegister>(dlsym(RTLD_DEFAULT, "opal_progress_register"));
+  static const auto found =
+      reinterpret_cast<ProgressRegister>(dlsym(RTLD_DEFAULT, "opal_progress_register"));
+  return found;
+}
+
+// Whether MPI runs with MPI_THREAD_MULTIPLE (fixed once it is initialized, before any task).
+bool thread_multiple() {
+  static const bool multiple = [] {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    return provided == MPI_THREAD_MULTIPLE;
+  }();
+  return multiple;
 }
 
 class Engine {
@@ -186,9 +198,7 @@ class Engine {
   void start_thread_once(bool asked) {
     if (thread_started_) return;
     thread_started_ = true;
-    int provided = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&provided);
-    if (provided != MPI_THREAD_MULTIPLE) {
+    if (!thread_multiple()) {
       if (asked) {
         rank0_print(
             "LEANCAST_PROGRESS_THREAD=1 needs MPI_THREAD_MULTIPLE (MPI_Init_thread); "
@@ -230,14 +240,11 @@ class Engine {
   // progresses, as it runs its own nonblocking collectives. There a call that blocks (or
   // polls) steps the tasks, as a completion call would: one leancast defines (a blocking
   // collective) or one it does not (a Fortran binding's PMPI_ call, MPI-IO's split
-  // collectives, a PMPI_Wait on a broadcast's request). Registered at the first task; lock_
-  // held.
+  // collectives). Registered at the first task; lock_ held.
   void hook_once() {
     if (hooked_) return;
     hooked_ = true;
-    int provided = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&provided);
-    if (provided == MPI_THREAD_MULTIPLE) return;  // the progress thread's part
+    if (thread_multiple()) return;  // the progress thread's part
     if (auto* register_callback = library_progress_register()) {
       register_callback(&step_in_library_progress);
     }
@@ -395,12 +402,7 @@ bool OwnCalls::active() { return own_calls; }
 void progress_tasks() { engine().progress(); }
 
 bool blocked_calls_step_tasks() {
-  static const bool steps = [] {
-    int provided = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&provided);
-    return provided == MPI_THREAD_MULTIPLE || library_progress_register() != nullptr;
-  }();
-  return steps;
+  return thread_multiple() || library_progress_register() != nullptr;
 }
 
 void complete_outstanding(const RunComm* state) {

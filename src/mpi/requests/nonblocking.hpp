@@ -64,8 +64,8 @@ inline bool tasks_outstanding() {
 void progress_tasks();
 
 // Whether outstanding tasks move while this process blocks in one of the library's calls:
-// under MPI_THREAD_MULTIPLE the progress thread steps them, below it Open MPI's progress
-// engine (BlockedInLibrary). MPICH below MPI_THREAD_MULTIPLE has neither, and there a
+// under MPI_THREAD_MULTIPLE the progress thread steps them (BlockedInLibrary), below it Open
+// MPI's progress engine. MPICH below MPI_THREAD_MULTIPLE has neither, and there a
 // correct program that blocks in a collective while another rank waits for one of its
 // broadcasts would hang: auto gives nonblocking broadcasts to the library (bcast.cpp).
 bool blocked_calls_step_tasks();
