@@ -234,24 +234,25 @@ class Engine {
     stop_at_finalize();
   }
 
-  // Below MPI_THREAD_MULTIPLE no thread of leancast's may call MPI while this one is inside
-  // one of the library's calls; but Open MPI runs callbacks registered with its progress
-  // engine (opal_progress_register, looked up at run time: MPICH has none) in every call that
-  // progresses, as it runs its own nonblocking collectives. There a call that blocks (or
-  // polls) steps the tasks, as a completion call would: one leancast defines (a blocking
-  // collective) or one it does not (a Fortran binding's PMPI_ call, MPI-IO's split
-  // collectives). Registered at the first task; lock_ held.
+  // Open MPI runs callbacks registered with its progress engine (opal_progress_register,
+  // looked up at run time: MPICH has none) in every call that progresses, as it runs its own
+  // nonblocking collectives. There a call that blocks (or polls) steps the tasks, as a
+  // completion call would: one leancast defines (a blocking collective) or one it does not
+  // (a Fortran binding's PMPI_ call, MPI-IO's split collectives), below MPI_THREAD_MULTIPLE
+  // (where no thread of leancast's may call MPI while this one is inside the library) and at
+  // it (where the progress thread steps only inside the calls leancast defines).
+  // Registered at the first task; lock_ held.
   void hook_once() {
     if (hooked_) return;
     hooked_ = true;
-    if (thread_multiple()) return;  // the progress thread's part
     if (auto* register_callback = library_progress_register()) {
       register_callback(&step_in_library_progress);
     }
   }
 
   // Only with tasks outstanding, and not inside leancast's own calls: its executors' and
-  // completion calls' (they step the tasks themselves, and may hold lock_).
+  // completion calls' (they step the tasks themselves, and may hold lock_). At
+  // MPI_THREAD_MULTIPLE any thread may get here; one steps, the others pass.
   static int step_in_library_progress() {
     Engine& self = engine();
     if (own_calls || !tasks_outstanding() ||
