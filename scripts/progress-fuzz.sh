@@ -11,8 +11,11 @@
 # among the blocking collectives, --file-window-calls)
 #   ompi-other    Open MPI, LEANCAST_EXECUTOR=rounds, LEANCAST_CHECK=1, the progress thread
 #   mpich         MPICH P = 2-3: under MPI_THREAD_MULTIPLE linked and preloaded, rounds, check,
-#                 and preloaded below it with blocking collectives (auto leaves nonblocking
-#                 broadcasts to MPICH there: every seed hung before)
+#                 and preloaded below it with blocking collectives (every seed hung before
+#                 auto left there to MPICH the nonblocking broadcasts its helper thread
+#                 cannot finish)
+#   mpich-below   MPICH P = 2-3, that last way at every seed (files, windows and
+#                 intercommunicators on even seeds)
 # Usage: scripts/progress-fuzz.sh [MODES] [FIRST_SEED] [SEEDS]   (default: all modes, 1, 20)
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
@@ -29,7 +32,7 @@ one() {
   echo "$name rc=$rc $(grep -v '^--\|^$' <<<"$out" | tail -1 | cut -c1-140)"
 }
 for mode in $modes; do
-  flavor=openmpi; [[ $mode == mpich ]] && flavor=mpich
+  flavor=openmpi; [[ $mode == mpich* ]] && flavor=mpich
   build_leancast "$flavor"
   cd "$LEANCAST_ROOT/build/$flavor" || exit 2
   for ((seed = first; seed < first + count; ++seed)); do
@@ -70,6 +73,11 @@ for mode in $modes; do
                tests/pmpi/progress_stress_plain --library-progress --blocking-collectives --blocking-bcast \
                "${common[@]}" ;;
         esac ;;
+      mpich-below)
+        p=$((2 + seed % 2))
+        one "$mode seed=$seed P=$p" mpiexec.mpich -n "$p" -genv LD_PRELOAD "$PWD/libleancast_pmpi_mpich.so" \
+          tests/pmpi/progress_stress_plain --library-progress --blocking-collectives --blocking-bcast \
+          "${more[@]}" "${common[@]}" ;;
       *) echo "progress-fuzz: unknown mode $mode" >&2; exit 2 ;;
     esac
   done

@@ -121,24 +121,6 @@ ExecutorSpec executor_for(const AlgorithmSpec& spec) {
   return {ExecutorSpec::Kind::dataflow, chosen};
 }
 
-// auto's nonblocking (or persistent) broadcasts run leancast from 16 KiB (a task's 0.2 us
-// made LC_Ibcast 0.63x MPI_Ibcast at 1 KiB: docs/nonblocking.md#measured), where a call
-// blocked in the library steps tasks (blocked_calls_step_tasks), on a communicator with a
-// private state (a nonblocking call may not wait to make one: private_comm.hpp).
-Decision nonblocking_choice(const Decision& decision, std::uint64_t bytes,
-                            const PrivateComm* state) {
-  if (decision.algorithm.algorithm == Algorithm::mpi) return decision;
-  if (state == nullptr) {
-    return {Algorithm::mpi, decision.named, "a nonblocking call on a communicator without a private one yet"};
-  }
-  if (!chosen_by_auto(decision) || (bytes >= 16 * 1024 && blocked_calls_step_tasks())) {
-    return decision;
-  }
-  return {Algorithm::mpi, decision.named,
-          bytes < 16 * 1024 ? "a nonblocking call below 16 KiB"
-                            : "a nonblocking call that the library's blocking calls would not step"};
-}
-
 int raise_outcome(MPI_Comm comm, const Outcome& outcome) {
   if (outcome.code == MPI_SUCCESS) return MPI_SUCCESS;
   return raise_message(comm, outcome.code, outcome.message);
@@ -151,6 +133,7 @@ int raise_outcome(MPI_Comm comm, const Outcome& outcome) {
                                              CopiesAtOnce& copies, SharedWindow* window,
                                              const Decision& decision, std::uint64_t bytes) {
   record_bcast(decision, state.size(), bytes, state.nodes());
+  state.note_blocking_window(copies.node_window(), window->slot_bytes());
   const int rc = copies.run(call.buf, window);
   return rc == MPI_SUCCESS ? rc : raise_message(call.comm, rc, copies.message());
 }
@@ -291,12 +274,12 @@ int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
                                                     nonblocking == nullptr, state, rc);
   if (rc != MPI_SUCCESS) return raise_code(comm, rc);
   if (nonblocking != nullptr && moves_data) {
-    decision = nonblocking_choice(decision, info.bytes, state);
+    decision = nonblocking_choice(decision, call, info, state);
   }
   if (predefined && !checking && state != nullptr) {
     if (nonblocking == nullptr) {
       state->remember_call(call, requested, info, decision);
-    } else if (!nonblocking->persistent) {
+    } else if (!nonblocking->persistent && decision.by != kUnsteppedNonblocking) {
       state->remember_ibcast(call, requested, info, decision);
     }
   }

@@ -10,7 +10,7 @@ says it did:
   and mpi4py, which broadcast internally too), with the program's intercommunicator
   broadcasts counted as "mpi";
 - the rest went where the settings say: --served-by names algorithms that must have served
-  some, --only the one that served them all; and every choice auto made (logged "(auto, by
+  some, --calls NAME=N exactly how many one served, --only the one that served them all; and every choice auto made (logged "(auto, by
   default)") is the one leancast-plan -a auto names for that P and size (--plan), so the
   expectation follows auto's built-in table instead of a list written here;
 - private communicators are freed with their communicators (at most world's is left), and
@@ -62,6 +62,7 @@ def parse_arguments():
                         help="a variable that configures the library's broadcast, for the "
                              "ranks and for leancast-plan's view of auto")
     parser.add_argument("--served-by", action="append", default=[])
+    parser.add_argument("--calls", action="append", default=[], metavar="NAME=N")
     parser.add_argument("--only")
     parser.add_argument("--log-line", action="append", default=[], metavar="REGEX",
                         help="a line of rank 0's log that must appear")
@@ -122,6 +123,10 @@ def check_summary(args, output, made):
     for name in args.served_by:
         if calls.get(name, 0) == 0:
             fail(f"{name} served no broadcast: {calls}")
+    for expected in args.calls:
+        name, count = expected.split("=")
+        if calls.get(name, 0) != int(count):
+            fail(f"expected {name} to serve {count} broadcasts: {calls}")
     if args.only == "mpi" and created != 0:
         fail(f"{created} private communicators created although everything went to MPI")
     if created - freed > 1:

@@ -154,6 +154,12 @@ class PrivateComm final : public RunComm {
   int shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out,
                     std::string& why, MPI_Request*& waiting) override;
   SharedWindow* current_window(bool per_node, std::uint64_t slot_bytes) const override;
+  std::uint64_t blocking_window_slot(bool per_node) const override {
+    return shared_[per_node ? 1 : 0].blocking_slot;
+  }
+  void note_blocking_window(bool per_node, std::uint64_t slot_bytes) override {
+    shared_[per_node ? 1 : 0].blocking_slot = slot_bytes;
+  }
 
   // The choice made for a broadcast of `bytes` bytes with the call's algorithm (or none:
   // the settings decide), if remembered: on one communicator it comes out the same every
@@ -207,6 +213,7 @@ class PrivateComm final : public RunComm {
     std::unique_ptr<WindowSetup> setup;  // making or growing it, while that goes on
     int error = MPI_SUCCESS;  // why there is none, once found out
     std::string why;
+    std::uint64_t blocking_slot = 0;  // note_blocking_window's
   };
   std::array<Shared, 2> shared_;  // [0] the communicator's, [1] the node's
   CopiesAtOnce copies_;  // aimed at a program of recent_ (forgotten when it leaves)

@@ -1,7 +1,5 @@
 #include "mpi/requests/nonblocking.hpp"
 
-#include <dlfcn.h>
-
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -50,34 +48,8 @@ int query_status(void*, MPI_Status* status) {
 int free_nothing(void*) { return MPI_SUCCESS; }
 int cancel_nothing(void*, int) { return MPI_SUCCESS; }
 
-#ifndef LEANCAST_SMPI
-// Initial-exec, as private_comm.hpp's last_found; not under SMPI, which may load the
-// program that holds it more than once (dlopen: no static TLS to spare).
-thread_local constinit bool own_calls [[gnu::tls_model("initial-exec")]] = false;
-#else
-thread_local bool own_calls = false;
-#endif
-
 class Engine;
 Engine& engine();
-
-// Open MPI's opal_progress_register, or null (MPICH, SMPI).
-using ProgressRegister = int (*)(int (*)());
-ProgressRegister library_progress_register() {
-  static const auto found =
-      reinterpret_cast<ProgressRegister>(dlsym(RTLD_DEFAULT, "opal_progress_register"));
-  return found;
-}
-
-// Whether MPI runs with MPI_THREAD_MULTIPLE (fixed once it is initialized, before any task).
-bool thread_multiple() {
-  static const bool multiple = [] {
-    int provided = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&provided);
-    return provided == MPI_THREAD_MULTIPLE;
-  }();
-  return multiple;
-}
 
 class Engine {
  public:
@@ -167,6 +139,11 @@ class Engine {
 
   // Makes the task's run and goes as far as it can without completing anything.
   static void start(Task& task, Spare& spare) {
+    make_run(task, spare);
+    task.run->start();
+  }
+
+  static void make_run(Task& task, Spare& spare) {
     if (spare.empty()) {
       task.scratch = std::make_unique<ExecutorScratch>();
     } else {
@@ -174,7 +151,24 @@ class Engine {
       spare.pop_back();
     }
     task.run = std::make_unique<BroadcastRun>(task.plan, task.sequence, *task.scratch);
-    task.run->start();
+  }
+
+  // The helper thread's step (lock_ held; no MPI call): each communicator's tasks in order,
+  // as far as copies through windows already there take them. A task that finishes here
+  // stays in its queue, done: its request completes, and a task that needs the library
+  // starts, at the rank's next call of leancast's. (A run is made only for a plan that
+  // copies only: its constructor then counts nothing.)
+  void copy_locked() {
+    for (auto& [state, queue] : queues_) {
+      for (auto& task : queue) {
+        if (task->done) continue;
+        if (!task->run) {
+          if (!runs_without_library(task->plan)) break;
+          make_run(*task, spare_);
+        }
+        if (task->run->calls_library() || !step(*task, spare_)) break;
+      }
+    }
   }
 
   // Advances a task (wait: to its end); true once it is done.
@@ -255,7 +249,7 @@ class Engine {
   // MPI_THREAD_MULTIPLE any thread may get here; one steps, the others pass.
   static int step_in_library_progress() {
     Engine& self = engine();
-    if (own_calls || !tasks_outstanding() ||
+    if (OwnCalls::active() || !tasks_outstanding() ||
         self.polling_.load(std::memory_order_acquire) > 0) {
       return 0;
     }
@@ -263,6 +257,30 @@ class Engine {
     if (!guard.owns_lock()) return 0;
     self.progress_locked();
     return 0;
+  }
+
+  // MPICH below MPI_THREAD_MULTIPLE (no progress hook; no thread of leancast's may call
+  // MPI): a helper thread that, while the rank blocks in a call leancast defines, does the
+  // copies a blocked rank's tasks owe the others (copy_locked), so that a rank waiting for
+  // such a broadcast does not wait for this call to return. Started at the first such call
+  // with tasks outstanding; lock_ held.
+  void start_helper_once() {
+    if (helper_started_) return;
+    helper_started_ = true;
+    std::thread([this] {
+      for (;;) {
+        std::unique_lock guard(lock_);
+        wake_.wait(guard, [this] {
+          return stopping_ || (outstanding() && polling_.load(std::memory_order_acquire) == 0 &&
+                               blocked_.load(std::memory_order_acquire) > 0);
+        });
+        if (stopping_) return;
+        copy_locked();
+        guard.unlock();
+        std::this_thread::yield();
+      }
+    }).detach();
+    stop_at_finalize();
   }
 
   // MPI_Finalize deletes MPI_COMM_SELF's attributes first: the thread stops there.
@@ -287,10 +305,15 @@ class Engine {
   void blocking_begins() {
     blocked_.fetch_add(1, std::memory_order_acq_rel);
     std::lock_guard guard(lock_);
-    start_thread_once(false);
-    // Only a named algorithm gets here (auto leaves nonblocking broadcasts to such a
-    // library): once, on every rank that does, the line that explains a hang.
-    if (!warned_unstepped_ && !blocked_calls_step_tasks()) {
+    if (blocked_calls_step_tasks()) {
+      start_thread_once(false);
+    } else {
+      start_helper_once();
+    }
+    // A task the helper cannot finish (auto leaves such nonblocking broadcasts to the
+    // library there: a named algorithm's): once, on every rank that has one, the line that
+    // explains a hang.
+    if (!warned_unstepped_ && !blocked_calls_step_tasks() && !helper_finishes_locked()) {
       warned_unstepped_ = true;
       int rank = 0;
       MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -303,6 +326,16 @@ class Engine {
     wake_.notify_all();
   }
   void blocking_ends() { blocked_.fetch_sub(1, std::memory_order_acq_rel); }
+
+  // Whether the helper can finish every outstanding task (lock_ held).
+  bool helper_finishes_locked() const {
+    for (const auto& [state, queue] : queues_) {
+      for (const auto& task : queue) {
+        if (!task->done && !runs_without_library(task->plan)) return false;
+      }
+    }
+    return true;
+  }
 
   void poll_begins() { polling_.fetch_add(1, std::memory_order_acq_rel); }
   void poll_ends() {
@@ -322,6 +355,7 @@ class Engine {
   std::atomic<int> polling_{0};  // completion calls polling now (the thread idles meanwhile)
   std::atomic<int> blocked_{0};  // threads blocked in the library's collectives now
   bool thread_started_ = false;
+  bool helper_started_ = false;
   bool hooked_ = false;
   bool warned_unstepped_ = false;
   bool stopping_ = false;
@@ -396,15 +430,7 @@ BlockedInLibrary::~BlockedInLibrary() { engine().blocking_ends(); }
 Polling::Polling() { engine().poll_begins(); }
 Polling::~Polling() { engine().poll_ends(); }
 
-OwnCalls::OwnCalls() : outer_(std::exchange(own_calls, true)) {}
-OwnCalls::~OwnCalls() { own_calls = outer_; }
-bool OwnCalls::active() { return own_calls; }
-
 void progress_tasks() { engine().progress(); }
-
-bool blocked_calls_step_tasks() {
-  return thread_multiple() || library_progress_register() != nullptr;
-}
 
 void complete_outstanding(const RunComm* state) {
   // The shared guest wait: the library is called into once per interval, not every step

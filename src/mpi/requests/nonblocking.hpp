@@ -20,12 +20,14 @@
 // defines (completion.cpp: MPI_Wait, MPI_Test and their -all, -any, -some forms,
 // MPI_Request_get_status), which poll every outstanding task while they wait, and the
 // blocking point-to-point calls leancast defines (stepped_calls.cpp), which wait the same
-// way. Below MPI_THREAD_MULTIPLE Open MPI's progress engine steps them inside any of its
-// calls that progresses (a callback registered with it: a blocking collective, a call
-// leancast does not define); under MPI_THREAD_MULTIPLE a progress thread does while a call
-// blocks in the library (BlockedInLibrary), and, with LEANCAST_PROGRESS_THREAD=1, also
-// whenever no completion call polls (the application computing). Otherwise (MPICH below
-// MPI_THREAD_MULTIPLE) nothing moves between those calls.
+// way. Open MPI's progress engine steps them inside any of its calls that progresses (a
+// callback registered with it: a blocking collective, a call leancast does not define);
+// under MPI_THREAD_MULTIPLE a progress thread does while a call blocks in the library
+// (BlockedInLibrary), and, with LEANCAST_PROGRESS_THREAD=1, also whenever no completion call
+// polls (the application computing). Under MPICH below MPI_THREAD_MULTIPLE a helper thread
+// that calls no MPI does the copies through shared memory of the tasks that need nothing
+// else (runs_without_library) while a call blocks in the library; the rest waits for
+// leancast's calls.
 #pragma once
 
 #include <mpi.h>
@@ -35,6 +37,7 @@
 #include <memory>
 
 #include "mpi/base/process_settings.hpp"
+#include "mpi/requests/progress_means.hpp"
 #include "mpi/run/broadcast_run.hpp"
 
 namespace leancast::detail {
@@ -63,13 +66,6 @@ inline bool tasks_outstanding() {
 // One step of every outstanding task, none of them waiting.
 void progress_tasks();
 
-// Whether outstanding tasks move while this process blocks in one of the library's calls:
-// under MPI_THREAD_MULTIPLE the progress thread steps them (BlockedInLibrary), below it Open
-// MPI's progress engine. MPICH below MPI_THREAD_MULTIPLE has neither, and there a
-// correct program that blocks in a collective while another rank waits for one of its
-// broadcasts would hang: auto gives nonblocking broadcasts to the library (bcast.cpp).
-bool blocked_calls_step_tasks();
-
 // While one is alive, a completion call polls the tasks itself: the progress thread idles.
 class Polling {
  public:
@@ -90,22 +86,6 @@ class BlockedInLibrary {
   ~BlockedInLibrary();
   BlockedInLibrary(const BlockedInLibrary&) = delete;
   BlockedInLibrary& operator=(const BlockedInLibrary&) = delete;
-};
-
-// While one is alive, this thread's MPI completion calls are leancast's own (its
-// executors', stepping tasks or running a blocking broadcast): leancast's definitions of
-// them (completion.cpp) pass them to the library untouched, at the cost of one
-// thread-local read.
-class OwnCalls {
- public:
-  OwnCalls();
-  ~OwnCalls();
-  OwnCalls(const OwnCalls&) = delete;
-  OwnCalls& operator=(const OwnCalls&) = delete;
-  static bool active();
-
- private:
-  bool outer_;
 };
 
 // Advances every outstanding task until those of `state` are done: what a blocking call

@@ -70,6 +70,13 @@ void say_cma_falls_back(const std::string& why) {
 
 std::uint64_t cma_runs_as_shm() { return cma_as_shm.load(); }
 
+bool runs_without_library(const BroadcastPlan& plan) {
+  const Program& program = *plan.program;
+  return uses_shared_memory(plan.decision.algorithm) && program.operations.empty() &&
+         plan.info.in_place && !(program.shared.empty() && program.cross.empty()) &&
+         plan.state->blocking_window_slot(per_node(plan)) >= slot_needed(plan);
+}
+
 bool chosen_by_auto(const Decision& decision) {
   return decision.named.algorithm == Algorithm::automatic ||
          (decision.named.algorithm == Algorithm::node_aware &&
@@ -254,6 +261,7 @@ bool BroadcastRun::window_ready(bool wait) {
       copy_in_copy_out();
     }
     record_bcast(plan_->decision, state.size(), plan_->info.bytes, state.nodes());
+    if (plan_->blocking) state.note_blocking_window(per_node(*plan_), window_->slot_bytes());
     stage_ = Stage::messages;
     return true;
   }

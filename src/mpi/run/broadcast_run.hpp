@@ -69,6 +69,10 @@ class RunComm {
                             std::string& why, MPI_Request*& waiting) = 0;
   // That window if it is there with such slots and nothing to exchange (no MPI call), else null.
   virtual SharedWindow* current_window(bool per_node, std::uint64_t slot_bytes) const = 0;
+  // The slots of the window the last blocking broadcast here ran through (0: none): noted
+  // as the call returns, so at every later call the same on every rank.
+  virtual std::uint64_t blocking_window_slot(bool per_node) const = 0;
+  virtual void note_blocking_window(bool per_node, std::uint64_t slot_bytes) = 0;
 };
 
 // A broadcast as the front end (bcast.cpp) decided it: a concrete algorithm, not the
@@ -85,6 +89,12 @@ struct BroadcastPlan {
   bool blocking = false;  // a blocking call: a fallback is the caller's MPI_Bcast
 };
 
+// Whether a run of `plan` calls no MPI once its window is there (copies of contiguous data
+// through shared memory, no messages) and the window of the communicator's last blocking
+// broadcast serves it: then a run started after that broadcast calls MPI nowhere, and a
+// thread that may not call MPI can step it (nonblocking.cpp). The same on every rank.
+bool runs_without_library(const BroadcastPlan& plan);
+
 class BroadcastRun {
  public:
   // `plan`, and `scratch` (the executor's buffers), kept by the caller while the run lives;
@@ -96,6 +106,11 @@ class BroadcastRun {
 
   // What a nonblocking start does: goes as far as it can without completing a message.
   void start();
+  // Whether its next step may call into the library (messages, packing, the library's
+  // broadcast, a window to make or wait for), which under MPICH raises errors on
+  // MPI_COMM_WORLD (world_errors.hpp); false: a copy through a window that is already there
+  // (taken here: window_).
+  bool calls_library();
   // True once the broadcast is over on this rank (outcome() says how).
   bool advance(bool wait);
   const Outcome& outcome() const { return outcome_; }
@@ -113,10 +128,6 @@ class BroadcastRun {
   void finish();
   void fail(int code, std::string message = {});
 
-  // Whether this step may call into the library, which under MPICH raises errors on
-  // MPI_COMM_WORLD (world_errors.hpp): not a copy through a window that is already there
-  // (taken here: window_).
-  bool calls_library();
 
   // The caller's plan; a copy (replaced_) only where cma runs as shm: a copy per run was a
   // Decision and an atomic count of the program, 40-50 ns of a 250 ns small broadcast.
@@ -162,6 +173,7 @@ class CopiesAtOnce {
     return run_.program != nullptr && run_.program == plan.program.get() && plan.info.in_place;
   }
   const Program* program() const { return run_.program; }
+  bool node_window() const { return per_node_; }  // the node's window, not the communicator's
   void forget();
 
   // The window the copies can run through now, else null (the plan takes the whole run).

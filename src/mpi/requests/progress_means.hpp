@@ -1,0 +1,56 @@
+// What moves outstanding nonblocking broadcasts (tasks, nonblocking.cpp) while their rank is
+// inside one of the MPI library's calls, and so what auto may run nonblocking: the thread
+// level, Open MPI's progress engine, and the calls leancast makes itself (OwnCalls).
+#pragma once
+
+#include <string_view>
+
+#include "mpi/run/broadcast_run.hpp"
+
+namespace leancast::detail {
+
+// Whether MPI runs with MPI_THREAD_MULTIPLE (fixed once it is initialized, before any task).
+bool thread_multiple();
+
+// Open MPI's opal_progress_register (looked up at run time), or null (MPICH, SMPI).
+using ProgressRegister = int (*)(int (*)());
+ProgressRegister library_progress_register();
+
+// Whether outstanding tasks move while this process blocks in one of the library's calls:
+// under MPI_THREAD_MULTIPLE the progress thread steps them (BlockedInLibrary), below it Open
+// MPI's progress engine. MPICH below MPI_THREAD_MULTIPLE has neither, and there a
+// correct program that blocks in a collective while another rank waits for one of its
+// broadcasts would hang, but for the tasks the helper thread can finish
+// (runs_without_library).
+bool blocked_calls_step_tasks();
+
+// What a nonblocking (or persistent) call runs where the front end decided `decision` for
+// it (state: the communicator's private one, if made). auto's choice runs from 16 KiB (a
+// task's 0.2 us made LC_Ibcast 0.63x MPI_Ibcast at 1 KiB: docs/nonblocking.md#measured),
+// where blocked calls step tasks or the helper thread can finish it, on a communicator with
+// a private state (a nonblocking call may not wait to make one: private_comm.hpp); elsewhere
+// the library's MPI_Ibcast.
+Decision nonblocking_choice(const Decision& decision, const BcastCall& call,
+                            const TypeInfo& info, RunComm* state);
+// The reason of a choice that depends on the communicator's window (not to be remembered:
+// a later call may find one).
+inline constexpr std::string_view kUnsteppedNonblocking =
+    "a nonblocking call that the library's blocking calls would not step";
+
+// While one is alive, this thread's MPI completion calls are leancast's own (its
+// executors', stepping tasks or running a blocking broadcast): leancast's definitions of
+// them (completion.cpp) pass them to the library untouched, at the cost of one
+// thread-local read.
+class OwnCalls {
+ public:
+  OwnCalls();
+  ~OwnCalls();
+  OwnCalls(const OwnCalls&) = delete;
+  OwnCalls& operator=(const OwnCalls&) = delete;
+  static bool active();
+
+ private:
+  bool outer_;
+};
+
+}  // namespace leancast::detail
