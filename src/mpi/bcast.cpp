@@ -156,10 +156,16 @@ int run_schedule(const BcastCall& call, const Decision& decision, PrivateComm& s
                            .decision = decision,
                            .program = direct ? Shared(Shared(), cached.get()) : cached,
                            .executor = executor_for(decision.algorithm),
-                           .blocking = nonblocking == nullptr};
+                           .blocking = nonblocking == nullptr,
+                           .whole_packing = nonblocking != nullptr && !blocked_calls_step_tasks(),
+                           .held_type = nullptr};
   if (nonblocking != nullptr) {
-    const int rc = nonblocking->persistent ? make_persistent(call, &plan, nonblocking->request)
-                                           : start_nonblocking(plan, nonblocking->request);
+    BroadcastPlan held = plan;
+    int rc = hold_type(held);
+    if (rc == MPI_SUCCESS) {
+      rc = nonblocking->persistent ? make_persistent(call, &held, nonblocking->request)
+                                   : start_nonblocking(held, nonblocking->request);
+    }
     return rc == MPI_SUCCESS ? rc : raise_code(call.comm, rc);
   }
   bool fallback = false;

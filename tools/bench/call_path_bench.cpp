@@ -218,7 +218,9 @@ int main(int argc, char** argv) {
                                             .decision = decision,
                                             .program = state->program(*shm, 0, ubytes),
                                             .executor = {},
-                                            .blocking = true};
+                                            .blocking = true,
+                                            .whole_packing = false,
+                                            .held_type = nullptr};
            const detail::BroadcastRun run(plan, 0, state->scratch());
            keep(&run);
          }, "BroadcastPlan (program lookup) + BroadcastRun made and destroyed, not run"},

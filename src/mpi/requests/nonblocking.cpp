@@ -71,10 +71,13 @@ class Engine {
     // The start posts the first messages and completes nothing: completing (in the
     // library's progress) and copying (shm) wait for a later step, so that the call itself
     // stays short and that work overlaps what the caller does next.
-    if (queue.size() == 1) {
+    // A run the helper thread may step has its buffer opened (packed) here, by the caller.
+    const bool open_now = plan.whole_packing && !plan.info.in_place && runs_without_library(plan);
+    if (queue.size() == 1 || open_now) {
       const OwnCalls here;
       [[maybe_unused]] const WorldErrorsReturn world;
-      start(*task, spare_);
+      if (open_now) make_run(*task, spare_), task->run->open_now();
+      if (queue.size() == 1) start(*task, spare_);
     }
     hook_once();
     if (process_settings().progress_thread) start_thread_once(true);
@@ -137,9 +140,9 @@ class Engine {
   // executor once these have grown.
   using Spare = std::vector<std::unique_ptr<ExecutorScratch>>;
 
-  // Makes the task's run and goes as far as it can without completing anything.
+  // Makes the task's run (if not made) and goes as far as it can without completing anything.
   static void start(Task& task, Spare& spare) {
-    make_run(task, spare);
+    if (!task.run) make_run(task, spare);
     task.run->start();
   }
 
@@ -154,14 +157,13 @@ class Engine {
   }
 
   // The helper thread's step (lock_ held; no MPI call): each communicator's tasks in order,
-  // as far as copies through windows already there take them. A task that finishes here
-  // stays in its queue, done: its request completes, and a task that needs the library
-  // starts, at the rank's next call of leancast's. (A run is made only for a plan that
-  // copies only: its constructor then counts nothing.)
+  // as far as copies through windows already there take them. A task done here stays in
+  // its queue: its request completes (a task needing the library starts) at the rank's next
+  // leancast call. (Runs are made for copying plans only: their constructor counts nothing.)
   void copy_locked() {
     for (auto& [state, queue] : queues_) {
       for (auto& task : queue) {
-        if (task->done) continue;
+        if (task->done || (task->run && task->run->closing())) continue;
         if (!task->run) {
           if (!runs_without_library(task->plan)) break;
           make_run(*task, spare_);
@@ -228,14 +230,11 @@ class Engine {
     stop_at_finalize();
   }
 
-  // Open MPI runs callbacks registered with its progress engine (opal_progress_register,
-  // looked up at run time: MPICH has none) in every call that progresses, as it runs its own
-  // nonblocking collectives. There a call that blocks (or polls) steps the tasks, as a
-  // completion call would: one leancast defines (a blocking collective) or one it does not
-  // (a Fortran binding's PMPI_ call, MPI-IO's split collectives), below MPI_THREAD_MULTIPLE
-  // (where no thread of leancast's may call MPI while this one is inside the library) and at
-  // it (where the progress thread steps only inside the calls leancast defines).
-  // Registered at the first task; lock_ held.
+  // Open MPI runs callbacks registered with its progress engine (opal_progress_register:
+  // MPICH has none) in every call that progresses, as it runs its own nonblocking
+  // collectives: there a call that blocks (or polls) steps the tasks, one leancast defines
+  // or one it does not (a Fortran binding's PMPI_ call, MPI-IO's split collectives), at
+  // every thread level. Registered at the first task; lock_ held.
   void hook_once() {
     if (hooked_) return;
     hooked_ = true;

@@ -52,7 +52,9 @@ Decision nonblocking_choice(const Decision& decision, const BcastCall& call,
                            .decision = decision,
                            .program = state->program(decision.algorithm, call.root, info.bytes),
                            .executor = {},
-                           .blocking = false};
+                           .blocking = false,
+                           .whole_packing = false,
+                           .held_type = nullptr};
   if (runs_without_library(plan)) return decision;
   return {Algorithm::mpi, decision.named, kUnsteppedNonblocking};
 }

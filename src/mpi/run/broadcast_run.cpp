@@ -71,10 +71,28 @@ void say_cma_falls_back(const std::string& why) {
 std::uint64_t cma_runs_as_shm() { return cma_as_shm.load(); }
 
 bool runs_without_library(const BroadcastPlan& plan) {
-  const Program& program = *plan.program;
-  return uses_shared_memory(plan.decision.algorithm) && program.operations.empty() &&
-         plan.info.in_place && !(program.shared.empty() && program.cross.empty()) &&
-         plan.state->blocking_window_slot(per_node(plan)) >= slot_needed(plan);
+  const AlgorithmSpec& spec = plan.decision.algorithm;
+  return spec.algorithm != Algorithm::node_aware && uses_shared_memory(spec) &&
+         plan.state->blocking_window_slot(false) >= slot_needed(plan);
+}
+
+int hold_type(BroadcastPlan& plan) {
+  if (plan.info.in_place) return MPI_SUCCESS;
+  int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
+  if (int rc = MPI_Type_get_envelope(plan.call.type, &integers, &addresses, &types, &combiner);
+      rc != MPI_SUCCESS || combiner == MPI_COMBINER_NAMED) {
+    return rc;
+  }
+  auto dup = std::make_unique<MPI_Datatype>(MPI_DATATYPE_NULL);
+  if (int rc = MPI_Type_dup(plan.call.type, dup.get()); rc != MPI_SUCCESS) return rc;
+  plan.call.type = *dup;
+  plan.held_type = std::shared_ptr<const MPI_Datatype>(dup.release(), [](const MPI_Datatype* held) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Type_free(const_cast<MPI_Datatype*>(held));
+    delete held;
+  });
+  return MPI_SUCCESS;
 }
 
 bool chosen_by_auto(const Decision& decision) {
@@ -101,8 +119,10 @@ BroadcastRun::~BroadcastRun() {
 }
 
 bool BroadcastRun::calls_library() {
-  // Messages, the library's broadcast, packing (MPI_Pack, MPI_Unpack), or a window to make.
-  if (stage_ == Stage::library || !plan_->program->operations.empty() || !plan_->info.in_place) {
+  // Messages, the library's broadcast, packing (MPI_Pack, MPI_Unpack; whole_packing: only
+  // at opening and closing), or a window to make.
+  if (stage_ == Stage::library || stage_ == Stage::closing || !plan_->program->operations.empty() ||
+      (!plan_->info.in_place && (!plan_->whole_packing || !opened_))) {
     return true;
   }
   // A window that is there already is taken now (window_ready uses it).
@@ -220,6 +240,14 @@ bool BroadcastRun::step(bool wait, bool posting_only) {
           }
         }
         if (posting_only || !copies_->advance(wait)) return false;
+        // whole_packing: a receiver's unpacking waits for the caller's thread.
+        if (plan_->whole_packing && !plan_->info.in_place) {
+          stage_ = Stage::closing;
+          return false;
+        }
+        finish();
+        continue;
+      case Stage::closing:
         finish();
         continue;
       case Stage::library: {
@@ -315,6 +343,14 @@ void BroadcastRun::open() {
     opened_ = false;
     fail(rc);
     return;
+  }
+  if (plan_->whole_packing && !plan_->info.in_place) {
+    if (!is_root) {
+      buffer_.unpack_at_close();
+    } else if (int rc = buffer_.prepare({0, plan_->info.bytes}); rc != MPI_SUCCESS) {
+      fail(rc, "leancast: packing the root's buffer failed");
+      return;
+    }
   }
   if (plan_->program->operations.empty()) return;
   const Settings& settings = process_settings();

@@ -87,12 +87,24 @@ struct BroadcastPlan {
   std::shared_ptr<const Program> program;
   ExecutorSpec executor;  // the algorithm's own, else the process's
   bool blocking = false;  // a blocking call: a fallback is the caller's MPI_Bcast
+  // A thread that may not call MPI may step the run (nonblocking.cpp: MPICH below
+  // MPI_THREAD_MULTIPLE): a packed buffer is packed whole when it opens and unpacked when
+  // it closes (open_now, Stage::closing), by the caller's thread, never between.
+  bool whole_packing = false;
+  // A nonblocking call's duplicate of its derived datatype (hold_type), call.type here.
+  std::shared_ptr<const MPI_Datatype> held_type;
 };
 
-// Whether a run of `plan` calls no MPI once its window is there (copies of contiguous data
-// through shared memory, no messages) and the window of the communicator's last blocking
-// broadcast serves it: then a run started after that broadcast calls MPI nowhere, and a
-// thread that may not call MPI can step it (nonblocking.cpp). The same on every rank.
+// MPI lets the user free a derived datatype while a nonblocking broadcast still packs with
+// it: a nonblocking plan packs with a duplicate of its own, freed with the plan's last copy
+// (the caller's thread: tasks end there). MPI error codes.
+int hold_type(BroadcastPlan& plan);
+
+// Whether a run of `plan` calls MPI only to open and close its buffer once its window is
+// there (shm, cma, cma-split: copies through shared memory, no messages, on every rank) and
+// the window of the communicator's last blocking broadcast serves it: then, opened by the
+// caller (open_now), a thread that may not call MPI can step it to its end
+// (nonblocking.cpp). The same on every rank: it depends on no rank's datatype.
 bool runs_without_library(const BroadcastPlan& plan);
 
 class BroadcastRun {
@@ -106,6 +118,13 @@ class BroadcastRun {
 
   // What a nonblocking start does: goes as far as it can without completing a message.
   void start();
+  // Opens the buffer now (packing a whole_packing root's), for a run that starts later.
+  void open_now() {
+    if (!opened_ && stage_ != Stage::done) open();
+  }
+  // Its copies are over, its buffer is left to close (whole_packing): the next run on the
+  // communicator may copy meanwhile.
+  bool closing() const { return stage_ == Stage::closing; }
   // Whether its next step may call into the library (messages, packing, the library's
   // broadcast, a window to make or wait for), which under MPICH raises errors on
   // MPI_COMM_WORLD (world_errors.hpp); false: a copy through a window that is already there
@@ -119,7 +138,7 @@ class BroadcastRun {
   bool fallback() const { return fallback_; }
 
  private:
-  enum class Stage { window, messages, copies, library, done };
+  enum class Stage { window, messages, copies, closing, library, done };
   bool step(bool wait, bool posting_only);
   bool window_ready(bool wait);
   void copy_in_copy_out();

@@ -145,6 +145,7 @@ int ByteBuffer::open(void* buf, MPI_Count count, MPI_Datatype type, const TypeIn
   type_ = type;
   comm_ = comm;
   total_bytes_ = info.bytes;
+  unpack_at_close_ = false;
   if (info.in_place) {
     data_ = static_cast<std::byte*>(buf);
     return MPI_SUCCESS;
@@ -210,7 +211,7 @@ int ByteBuffer::prepare(ByteRange bytes) {
 }
 
 int ByteBuffer::received(ByteRange bytes) {
-  if (!unpacks_ || pieces_left_ == 0 || bytes.length == 0) return MPI_SUCCESS;
+  if (!unpacks_ || unpack_at_close_ || pieces_left_ == 0 || bytes.length == 0) return MPI_SUCCESS;
   held_.add(bytes);
   // Only a piece that `bytes` overlaps can have become complete now.
   const std::uint64_t last = (bytes.offset + bytes.length - 1) / piece_bytes_;

@@ -58,6 +58,8 @@ class ByteBuffer {
   int received(ByteRange bytes);
   // On a receiver that packed, unpacks into the user's buffer the pieces not unpacked yet.
   int close();
+  // A receiver's received() then only records: every piece is unpacked by close().
+  void unpack_at_close() { unpack_at_close_ = true; }
 
  private:
   ByteRange piece(std::uint64_t index) const;
@@ -75,6 +77,7 @@ class ByteBuffer {
   std::uint64_t piece_bytes_ = 0;  // packed bytes per piece (the last may be shorter)
   bool packs_ = false;             // the root of a packed type
   bool unpacks_ = false;           // a receiver of a packed type
+  bool unpack_at_close_ = false;
   std::vector<bool> done_;         // per piece: packed (root) or unpacked (receiver)
   std::uint64_t pieces_left_ = 0;  // pieces not done
   HeldBytes held_;                 // receiver: the packed bytes received so far
