@@ -47,8 +47,13 @@ struct Count {
 // The library's nonblocking broadcast, or a persistent one whose starts call it.
 int pass_nonblocking(const BcastCall& call, const NonblockingCall& nonblocking,
                      const Count& count) {
-  if (nonblocking.persistent) {
-    return make_persistent(call, nullptr, nonblocking.request, count.kept());
+  if (nonblocking.persistent) {  // each start calls MPI_Ibcast, maybe after MPI_Type_free
+    BcastCall held = call;
+    std::shared_ptr<const MPI_Datatype> type;
+    if (call.type != MPI_DATATYPE_NULL && call.root != MPI_PROC_NULL) {
+      if (int rc = hold_type(held.type, type); rc != MPI_SUCCESS) return rc;
+    }
+    return make_persistent(held, nullptr, nonblocking.request, count.kept(), std::move(type));
   }
   count();
   return pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root, call.comm,
@@ -161,7 +166,7 @@ int run_schedule(const BcastCall& call, const Decision& decision, PrivateComm& s
                            .held_type = nullptr};
   if (nonblocking != nullptr) {
     BroadcastPlan held = plan;
-    int rc = hold_type(held);
+    int rc = info.in_place ? MPI_SUCCESS : hold_type(held.call.type, held.held_type);
     if (rc == MPI_SUCCESS) {
       rc = nonblocking->persistent ? make_persistent(call, &held, nonblocking->request)
                                    : start_nonblocking(held, nonblocking->request);

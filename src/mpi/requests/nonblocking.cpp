@@ -402,7 +402,7 @@ int run_waited(const BroadcastPlan& plan, bool& fallback) {
 }
 
 int make_persistent(const BcastCall& call, const BroadcastPlan* plan, MPI_Request* request,
-                    std::function<void()> count) {
+                    std::function<void()> count, std::shared_ptr<const MPI_Datatype> held_type) {
   // The handle: a request MPI knows, inactive, that completes at once if ever started.
   if (int rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, call.comm, request);
       rc != MPI_SUCCESS) {
@@ -413,7 +413,7 @@ int make_persistent(const BcastCall& call, const BroadcastPlan* plan, MPI_Reques
   if (plan != nullptr) {
     record.start = [plan = *plan](RequestRecord& self) { return launch(plan, self); };
   } else {
-    record.start = [call, count = std::move(count)](RequestRecord& self) {
+    record.start = [call, count = std::move(count), held_type](RequestRecord& self) {
       if (count) count();
       return pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root, call.comm,
                                      &self.inner);

@@ -55,7 +55,8 @@ int run_waited(const BroadcastPlan& plan, bool& fallback);
 // plan, or, with none (the library's own broadcast was chosen), calls `count` and
 // PMPI_Ibcast with `call`'s arguments.
 int make_persistent(const BcastCall& call, const BroadcastPlan* plan, MPI_Request* request,
-                    std::function<void()> count = {});
+                    std::function<void()> count = {},
+                    std::shared_ptr<const MPI_Datatype> held_type = nullptr);
 
 // Nonblocking broadcasts outstanding in this process (tasks), read on every MPI call
 // leancast defines: a global, so that reading it costs one load and no function call.

@@ -76,21 +76,20 @@ bool runs_without_library(const BroadcastPlan& plan) {
          plan.state->blocking_window_slot(false) >= slot_needed(plan);
 }
 
-int hold_type(BroadcastPlan& plan) {
-  if (plan.info.in_place) return MPI_SUCCESS;
+int hold_type(MPI_Datatype& type, std::shared_ptr<const MPI_Datatype>& held) {
   int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
-  if (int rc = MPI_Type_get_envelope(plan.call.type, &integers, &addresses, &types, &combiner);
+  if (int rc = MPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
       rc != MPI_SUCCESS || combiner == MPI_COMBINER_NAMED) {
     return rc;
   }
   auto dup = std::make_unique<MPI_Datatype>(MPI_DATATYPE_NULL);
-  if (int rc = MPI_Type_dup(plan.call.type, dup.get()); rc != MPI_SUCCESS) return rc;
-  plan.call.type = *dup;
-  plan.held_type = std::shared_ptr<const MPI_Datatype>(dup.release(), [](const MPI_Datatype* held) {
+  if (int rc = MPI_Type_dup(type, dup.get()); rc != MPI_SUCCESS) return rc;
+  type = *dup;
+  held = std::shared_ptr<const MPI_Datatype>(dup.release(), [](const MPI_Datatype* kept) {
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (!finalized) MPI_Type_free(const_cast<MPI_Datatype*>(held));
-    delete held;
+    if (!finalized) MPI_Type_free(const_cast<MPI_Datatype*>(kept));
+    delete kept;
   });
   return MPI_SUCCESS;
 }

@@ -95,10 +95,11 @@ struct BroadcastPlan {
   std::shared_ptr<const MPI_Datatype> held_type;
 };
 
-// MPI lets the user free a derived datatype while a nonblocking broadcast still packs with
-// it: a nonblocking plan packs with a duplicate of its own, freed with the plan's last copy
-// (the caller's thread: tasks end there). MPI error codes.
-int hold_type(BroadcastPlan& plan);
+// MPI lets the user free a derived datatype while a nonblocking or persistent broadcast
+// still uses it: such a broadcast uses a duplicate of its own (`type` becomes it, `held`
+// owns it; nothing for a predefined type), freed with the last copy of `held` (the
+// caller's thread: tasks end there). MPI error codes.
+int hold_type(MPI_Datatype& type, std::shared_ptr<const MPI_Datatype>& held);
 
 // Whether a run of `plan` calls MPI only to open and close its buffer once its window is
 // there (shm, cma, cma-split: copies through shared memory, no messages, on every rank) and
