@@ -357,22 +357,29 @@ TEST(Misuse, DisagreeingCountIsAnErrorAtCompletion) {
   MPI_Comm_free(&comm);
 }
 
-// With LEANCAST_PROGRESS_THREAD=1 (and MPI_THREAD_MULTIPLE): the root starts an 8 MiB
-// pipeline and then computes without calling MPI until the last rank says (through a file)
-// that it has the data. Without a thread the root's later segments would never be sent.
+// With LEANCAST_PROGRESS_THREAD=1: the root starts an 8 MiB broadcast and then computes
+// without calling MPI until the last rank says (through a file) that it has the data.
+// Without a thread the root's later segments would never be sent. Under
+// MPI_THREAD_MULTIPLE a pipeline; below it shm through a window a blocking broadcast made
+// (the thread there only copies).
 TEST(ProgressThread, RootComputesWhileOthersComplete) {
   const char* setting = std::getenv("LEANCAST_PROGRESS_THREAD");
   if (setting == nullptr || std::string(setting) != "1") GTEST_SKIP() << "needs the thread";
   const int procs = world_size();
   if (procs < 2) GTEST_SKIP();
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  const char* algorithm = provided == MPI_THREAD_MULTIPLE ? "pipeline-chain:64K" : "shm:64K";
   const int rank = world_rank();
   long id = rank == 0 ? static_cast<long>(getpid()) : 0;
   MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
   const std::string marker = "/tmp/leancast-progress-" + std::to_string(id);
   Buffer buf(MPI_COMM_WORLD, 8 << 20, 0, 31);
+  ASSERT_EQ(LC_Bcast_with(buf.data.data(), buf.count(), MPI_BYTE, 0, MPI_COMM_WORLD, algorithm),
+            MPI_SUCCESS);
   MPI_Request request = MPI_REQUEST_NULL;
-  ASSERT_EQ(LC_Ibcast_with(buf.data.data(), buf.count(), MPI_BYTE, 0, MPI_COMM_WORLD,
-                           "pipeline-chain:64K", &request),
+  ASSERT_EQ(LC_Ibcast_with(buf.data.data(), buf.count(), MPI_BYTE, 0, MPI_COMM_WORLD, algorithm,
+                           &request),
             MPI_SUCCESS);
   bool seen = true;
   if (rank == 0) {

@@ -29,12 +29,14 @@ class FailuresOnly : public ::testing::EmptyTestEventListener {
 int main(int argc, char** argv) {
   int provided = 0;
   // leancast's progress thread (LEANCAST_PROGRESS_THREAD=1) calls MPI beside the test;
-  // LEANCAST_TEST_THREAD_MULTIPLE=1 asks for the level without that setting.
+  // LEANCAST_TEST_THREAD_MULTIPLE=1 asks for the level without that setting,
+  // LEANCAST_TEST_THREAD_SERIALIZED=1 for the level below it with the setting.
   const auto set = [](const char* name) {
     const char* value = std::getenv(name);
     return value != nullptr && std::strcmp(value, "1") == 0;
   };
-  const bool multiple = set("LEANCAST_PROGRESS_THREAD") || set("LEANCAST_TEST_THREAD_MULTIPLE");
+  const bool multiple = (set("LEANCAST_PROGRESS_THREAD") || set("LEANCAST_TEST_THREAD_MULTIPLE")) &&
+                        !set("LEANCAST_TEST_THREAD_SERIALIZED");
   MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED, &provided);
   ::testing::InitGoogleTest(&argc, argv);
   int rank = 0;

@@ -136,8 +136,7 @@ class Engine {
     }
   }
 
-  // Scratch of finished tasks, for the next ones: a task then allocates nothing for the
-  // executor once these have grown.
+  // Scratch of finished tasks, for the next ones (no allocation once these have grown).
   using Spare = std::vector<std::unique_ptr<ExecutorScratch>>;
 
   // Makes the task's run (if not made) and goes as far as it can without completing anything.
@@ -197,8 +196,9 @@ class Engine {
     if (!thread_multiple()) {
       if (asked) {
         rank0_print(
-            "LEANCAST_PROGRESS_THREAD=1 needs MPI_THREAD_MULTIPLE (MPI_Init_thread); "
-            "nonblocking broadcasts progress in leancast's calls only");
+            "LEANCAST_PROGRESS_THREAD=1 below MPI_THREAD_MULTIPLE: a thread that calls no MPI "
+            "does the copies through shared memory; the rest progresses in leancast's calls");
+        start_helper_once();
       }
       return;
     }
@@ -258,11 +258,11 @@ class Engine {
     return 0;
   }
 
-  // MPICH below MPI_THREAD_MULTIPLE (no progress hook; no thread of leancast's may call
-  // MPI): a helper thread that, while the rank blocks in a call leancast defines, does the
-  // copies a blocked rank's tasks owe the others (copy_locked), so that a rank waiting for
-  // such a broadcast does not wait for this call to return. Started at the first such call
-  // with tasks outstanding; lock_ held.
+  // Below MPI_THREAD_MULTIPLE no thread of leancast's may call MPI: a helper thread that,
+  // while the rank blocks in a call leancast defines (MPICH: no progress hook), or with
+  // LEANCAST_PROGRESS_THREAD=1 whenever no completion call polls, does the copies the
+  // rank's tasks owe the others (copy_locked), so that a rank waiting for such a broadcast
+  // does not wait for this one's next call. Started at the first need; lock_ held.
   void start_helper_once() {
     if (helper_started_) return;
     helper_started_ = true;
@@ -271,7 +271,8 @@ class Engine {
         std::unique_lock guard(lock_);
         wake_.wait(guard, [this] {
           return stopping_ || (outstanding() && polling_.load(std::memory_order_acquire) == 0 &&
-                               blocked_.load(std::memory_order_acquire) > 0);
+                               (process_settings().progress_thread ||
+                                blocked_.load(std::memory_order_acquire) > 0));
         });
         if (stopping_) return;
         copy_locked();

@@ -24,9 +24,10 @@
 // callback registered with it: a blocking collective, a call leancast does not define);
 // under MPI_THREAD_MULTIPLE a progress thread does while a call blocks in the library
 // (BlockedInLibrary), and, with LEANCAST_PROGRESS_THREAD=1, also whenever no completion call
-// polls (the application computing). Under MPICH below MPI_THREAD_MULTIPLE a helper thread
-// that calls no MPI does the copies through shared memory of the tasks that need nothing
-// else (runs_without_library) while a call blocks in the library; the rest waits for
+// polls (the application computing). Below MPI_THREAD_MULTIPLE a helper thread that calls
+// no MPI does the copies through shared memory of the tasks that need nothing else
+// (runs_without_library) while a call blocks in the library (MPICH) or, with
+// LEANCAST_PROGRESS_THREAD=1, whenever no completion call polls; the rest waits for
 // leancast's calls.
 #pragma once
 
