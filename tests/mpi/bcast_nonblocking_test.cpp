@@ -248,7 +248,10 @@ TEST(Persistent, DatatypeFreedBeforeTheStarts) {
     fill(1);
     MPI_Datatype type = strided();
     MPI_Request request = MPI_REQUEST_NULL;
-    ASSERT_EQ(LC_Ibcast(data.data(), 1, type, root, MPI_COMM_WORLD, &request), MPI_SUCCESS);
+    ASSERT_EQ(*name != '\0'
+                  ? LC_Ibcast_with(data.data(), 1, type, root, MPI_COMM_WORLD, name, &request)
+                  : LC_Ibcast(data.data(), 1, type, root, MPI_COMM_WORLD, &request),
+              MPI_SUCCESS);
     MPI_Type_free(&type);
     ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS) << name;
     EXPECT_EQ(wrong(1), 0) << name;

@@ -185,24 +185,24 @@ class Engine {
     return true;
   }
 
-  // The progress thread, started at the first need if MPI allows calls from several threads
-  // at once: at the first task with LEANCAST_PROGRESS_THREAD=1 (`asked`: it then steps
-  // whenever tasks are outstanding and no completion call polls), else at the first
-  // blocking collective entered with tasks outstanding (it then steps while one blocks).
-  // lock_ held.
+  // The thread, started at the first need: at the first task with LEANCAST_PROGRESS_THREAD=1
+  // (`asked`: it then steps whenever tasks are outstanding and no completion call polls),
+  // else at the first blocking call entered with tasks outstanding (it then steps while one
+  // blocks). Under MPI_THREAD_MULTIPLE the progress thread, which steps everything; below
+  // it no thread of leancast's may call MPI: the helper, which only copies (copy_locked), so
+  // that a rank waiting for such a broadcast does not wait for this one's next call (Open
+  // MPI's progress engine steps blocked calls: there only when asked). lock_ held.
   void start_thread_once(bool asked) {
     if (thread_started_) return;
+    const bool copies_only = !thread_multiple();
+    if (copies_only && !asked && blocked_calls_step_tasks()) return;
     thread_started_ = true;
-    if (!thread_multiple()) {
-      if (asked) {
-        rank0_print(
-            "LEANCAST_PROGRESS_THREAD=1 below MPI_THREAD_MULTIPLE: a thread that calls no MPI "
-            "does the copies through shared memory; the rest progresses in leancast's calls");
-        start_helper_once();
-      }
-      return;
+    if (copies_only && asked) {
+      rank0_print(
+          "LEANCAST_PROGRESS_THREAD=1 below MPI_THREAD_MULTIPLE: a thread that calls no MPI "
+          "does the copies through shared memory; the rest progresses in leancast's calls");
     }
-    std::thread([this] {
+    std::thread([this, copies_only] {
       auto next_progress = std::chrono::steady_clock::now();
       for (;;) {
         std::unique_lock guard(lock_);
@@ -215,12 +215,17 @@ class Engine {
                    blocked_.load(std::memory_order_acquire) > 0));
         });
         if (stopping_) return;
-        progress_locked();
+        if (copies_only) {
+          copy_locked();
+        } else {
+          progress_locked();
+        }
         guard.unlock();
         // A guest: the tasks may wait on shared memory only, and what they wait for may
         // need the library's progress on this rank; once per kProgressInterval, as every
         // guest wait (guest_wait.hpp: more often slowed shm under MPICH).
-        if (const auto now = std::chrono::steady_clock::now(); now >= next_progress) {
+        if (const auto now = std::chrono::steady_clock::now();
+            !copies_only && now >= next_progress) {
           library_progress();
           next_progress = now + kProgressInterval;
         }
@@ -258,31 +263,6 @@ class Engine {
     return 0;
   }
 
-  // Below MPI_THREAD_MULTIPLE no thread of leancast's may call MPI: a helper thread that,
-  // while the rank blocks in a call leancast defines (MPICH: no progress hook), or with
-  // LEANCAST_PROGRESS_THREAD=1 whenever no completion call polls, does the copies the
-  // rank's tasks owe the others (copy_locked), so that a rank waiting for such a broadcast
-  // does not wait for this one's next call. Started at the first need; lock_ held.
-  void start_helper_once() {
-    if (helper_started_) return;
-    helper_started_ = true;
-    std::thread([this] {
-      for (;;) {
-        std::unique_lock guard(lock_);
-        wake_.wait(guard, [this] {
-          return stopping_ || (outstanding() && polling_.load(std::memory_order_acquire) == 0 &&
-                               (process_settings().progress_thread ||
-                                blocked_.load(std::memory_order_acquire) > 0));
-        });
-        if (stopping_) return;
-        copy_locked();
-        guard.unlock();
-        std::this_thread::yield();
-      }
-    }).detach();
-    stop_at_finalize();
-  }
-
   // MPI_Finalize deletes MPI_COMM_SELF's attributes first: the thread stops there.
   void stop_at_finalize() {
     int keyval = MPI_KEYVAL_INVALID;
@@ -305,11 +285,7 @@ class Engine {
   void blocking_begins() {
     blocked_.fetch_add(1, std::memory_order_acq_rel);
     std::lock_guard guard(lock_);
-    if (blocked_calls_step_tasks()) {
-      start_thread_once(false);
-    } else {
-      start_helper_once();
-    }
+    start_thread_once(false);
     // A task the helper cannot finish (auto leaves such nonblocking broadcasts to the
     // library there: a named algorithm's): once, on every rank that has one, the line that
     // explains a hang.
@@ -355,7 +331,6 @@ class Engine {
   std::atomic<int> polling_{0};  // completion calls polling now (the thread idles meanwhile)
   std::atomic<int> blocked_{0};  // threads blocked in the library's collectives now
   bool thread_started_ = false;
-  bool helper_started_ = false;
   bool hooked_ = false;
   bool warned_unstepped_ = false;
   bool stopping_ = false;
