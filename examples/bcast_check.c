@@ -9,20 +9,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char *default_algorithms[] = {"linear", "binomial", "hypercube", "scatter-doubling",
-                                           "scatter-ring", "scatter-ring-tuned", "auto", "mpi"};
+static const char* default_algorithms[] = {
+    "linear",       "binomial",           "hypercube", "scatter-doubling",
+    "scatter-ring", "scatter-ring-tuned", "auto",      "mpi"};
 
 static unsigned char pattern(long i, int salt) { return (unsigned char)(i * 7 + salt * 13 + 1); }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const long bytes = argc > 1 ? atol(argv[1]) : 1 << 20;
-  const int count = argc > 2 ? argc - 2 : (int)(sizeof default_algorithms / sizeof *default_algorithms);
-  const char **names = argc > 2 ? (const char **)argv + 2 : default_algorithms;
-  unsigned char *buf = malloc(bytes > 0 ? (size_t)bytes : 1);
+  const int count =
+      argc > 2 ? argc - 2 : (int)(sizeof default_algorithms / sizeof *default_algorithms);
+  const char** names = argc > 2 ? (const char**)argv + 2 : default_algorithms;
+  unsigned char* buf = malloc(bytes > 0 ? (size_t)bytes : 1);
   int all_ok = 1;
   if (rank == 0) printf("%-20s %10s %6s %12s\n", "algorithm", "bytes", "data", "warm call s");
   for (int a = 0; a < count; ++a) {
@@ -45,7 +47,8 @@ int main(int argc, char **argv) {
     double slowest = 0;
     MPI_Allreduce(&ok, &every_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (rank == 0) printf("%-20s %10ld %6s %12.6f\n", names[a], bytes, every_ok ? "ok" : "WRONG", slowest);
+    if (rank == 0)
+      printf("%-20s %10ld %6s %12.6f\n", names[a], bytes, every_ok ? "ok" : "WRONG", slowest);
     all_ok = all_ok && every_ok;
   }
   free(buf);

@@ -51,7 +51,8 @@ void print_steps(const AlgorithmSpec& algorithm, const BcastShape& shape) {
   std::vector<std::string> held_after_first(shape.procs);
   // The root takes part in every phase (node-aware: non-leaders skip the between-node ones).
   std::vector<std::string> phases;
-  for (const leancast::Phase& phase : leancast::make_schedule(algorithm, shape, shape.root).phases) {
+  for (const leancast::Phase& phase :
+       leancast::make_schedule(algorithm, shape, shape.root).phases) {
     phases.push_back(phase.name);
   }
   for (int rank = 0; rank < shape.procs; ++rank) {
@@ -94,12 +95,14 @@ void print_steps(const AlgorithmSpec& algorithm, const BcastShape& shape) {
       shown_holdings = true;
     }
     std::string line = fmt::format("{:>5}  {:<{}}", round, phase_of_round[round], phase_width);
-    for (const std::string& cell : row) line += fmt::format("{:<{}}", cell.empty() ? "." : cell, width);
+    for (const std::string& cell : row)
+      line += fmt::format("{:<{}}", cell.empty() ? "." : cell, width);
     fmt::print("{}\n", line);
   }
-  fmt::print("cells: chunks a rank receives in that round <from whom; '.' nothing. "
-             "(holds): chunks held after the {}.\n\n",
-             phases.empty() ? "first phase" : std::string(phases[0]));
+  fmt::print(
+      "cells: chunks a rank receives in that round <from whom; '.' nothing. "
+      "(holds): chunks held after the {}.\n\n",
+      phases.empty() ? "first phase" : std::string(phases[0]));
 }
 
 bool is_library_broadcast(const leancast::PlanTotals& totals) {
@@ -109,14 +112,14 @@ bool is_library_broadcast(const leancast::PlanTotals& totals) {
 void print_totals(const leancast::PlanTotals& totals, const AlgorithmSpec& requested) {
   const BcastShape& s = totals.shape;
   if (is_library_broadcast(totals)) {
-    fmt::print("{} -> mpi: P={} root={} bytes={}: the MPI library's own MPI_Bcast (auto's table "
-               "has no evidence that a leancast algorithm is faster here); leancast has no "
-               "schedule for it\n",
-               leancast::to_string(requested), s.procs, s.root, s.bytes);
+    fmt::print(
+        "{} -> mpi: P={} root={} bytes={}: the MPI library's own MPI_Bcast (auto's table "
+        "has no evidence that a leancast algorithm is faster here); leancast has no "
+        "schedule for it\n",
+        leancast::to_string(requested), s.procs, s.root, s.bytes);
     return;
   }
-  fmt::print("{}{}: P={} root={} bytes={} (blocks of {} bytes)\n",
-             leancast::to_string(requested),
+  fmt::print("{}{}: P={} root={} bytes={} (blocks of {} bytes)\n", leancast::to_string(requested),
              requested == totals.algorithm
                  ? ""
                  : fmt::format(" -> {}", leancast::to_string(totals.algorithm)),
@@ -171,7 +174,8 @@ nlohmann::ordered_json to_json(const leancast::PlanTotals& totals, const Algorit
                                 {"bytes_moved", totals.bytes_moved},
                                 {"phases", phases}};
   // The MPI library's own broadcast has no schedule to count.
-  if (totals.algorithm.algorithm != Algorithm::mpi) report["busiest_rank"] = busiest_rank_json(totals);
+  if (totals.algorithm.algorithm != Algorithm::mpi)
+    report["busiest_rank"] = busiest_rank_json(totals);
   return report;
 }
 
@@ -193,24 +197,26 @@ std::optional<Prediction> predict(const leancast::PlanTotals& totals,
 
 // The registry's rows, for scripts: what leancast-tune derives its candidates from.
 nlohmann::ordered_json registry_json() {
-  static constexpr const char* kKinds[] = {"none", "segment_bytes", "radix", "block_count", "levels"};
+  static constexpr const char* kKinds[] = {"none", "segment_bytes", "radix", "block_count",
+                                           "levels"};
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const leancast::AlgorithmInfo& info : leancast::algorithm_registry()) {
     nlohmann::ordered_json tuned = nlohmann::ordered_json::array();
     for (std::string_view name : leancast::tuned_names(info)) tuned.push_back(name);
     const bool levels = info.parameter == leancast::ParameterKind::levels;
-    rows.push_back({{"name", info.name},
-                    {"alias", info.alias},
-                    {"parameter", kKinds[static_cast<int>(info.parameter)]},
-                    {"default", info.default_parameter},
-                    {"min", info.min_parameter},
-                    {"max", info.max_parameter},
-                    {"description", info.description},
-                    {"concrete", info.concrete},
-                    {"flat", leancast::is_flat(info)},
-                    {"shared_memory", info.concrete && !levels &&
-                                          leancast::uses_shared_memory(AlgorithmSpec(info.algorithm))},
-                    {"tuned", tuned}});
+    rows.push_back(
+        {{"name", info.name},
+         {"alias", info.alias},
+         {"parameter", kKinds[static_cast<int>(info.parameter)]},
+         {"default", info.default_parameter},
+         {"min", info.min_parameter},
+         {"max", info.max_parameter},
+         {"description", info.description},
+         {"concrete", info.concrete},
+         {"flat", leancast::is_flat(info)},
+         {"shared_memory",
+          info.concrete && !levels && leancast::uses_shared_memory(AlgorithmSpec(info.algorithm))},
+         {"tuned", tuned}});
   }
   return rows;
 }
@@ -274,30 +280,27 @@ int compare(const BcastShape& shape, const leancast::CostModel& model, bool json
       if (!candidates.empty()) entry["candidate"] = row.candidate;  // as given
       ranked.push_back(std::move(entry));
     }
-    nlohmann::ordered_json report{{"procs", shape.procs},
-                                  {"root", shape.root},
-                                  {"bytes", shape.bytes},
-                                  {"model", model_json(model)},
-                                  {"lower_bound_seconds", bound},
-                                  {"auto_selects", automatic},
-                                  {"algorithms", ranked},
-                                  {"not_modelled", unpriced}};
+    nlohmann::ordered_json report{{"procs", shape.procs},         {"root", shape.root},
+                                  {"bytes", shape.bytes},         {"model", model_json(model)},
+                                  {"lower_bound_seconds", bound}, {"auto_selects", automatic},
+                                  {"algorithms", ranked},         {"not_modelled", unpriced}};
     if (check) report["simulation_check"] = check->json;
     fmt::print("{}\n", report.dump(2));
     return 0;
   }
-  fmt::print("P={} root={} bytes={} alpha={:g} s{} beta={:g} s/B{}: lower bound {:.6g} s; auto picks {}\n",
-             shape.procs, shape.root, shape.bytes, model.alpha,
-             model.send_overhead > 0 ? fmt::format(" (the sender's {:g} s)", model.send_overhead) : "",
-             model.beta,
-             model.ranks_per_node > 0
-                 ? fmt::format(" ({} ranks per node, between nodes alpha={:g} s beta={:g} s/B{})",
-                               model.ranks_per_node, model.alpha_inter, model.beta_inter,
-                               model.beta_node > 0
-                                   ? fmt::format(", a node's interface {:g} s/B", model.beta_node)
-                                   : "")
-                 : "",
-             bound, automatic);
+  fmt::print(
+      "P={} root={} bytes={} alpha={:g} s{} beta={:g} s/B{}: lower bound {:.6g} s; auto picks {}\n",
+      shape.procs, shape.root, shape.bytes, model.alpha,
+      model.send_overhead > 0 ? fmt::format(" (the sender's {:g} s)", model.send_overhead) : "",
+      model.beta,
+      model.ranks_per_node > 0
+          ? fmt::format(" ({} ranks per node, between nodes alpha={:g} s beta={:g} s/B{})",
+                        model.ranks_per_node, model.alpha_inter, model.beta_inter,
+                        model.beta_node > 0
+                            ? fmt::format(", a node's interface {:g} s/B", model.beta_node)
+                            : "")
+          : "",
+      bound, automatic);
   fmt::print("{:>4}  {:<28}{:>14}{:>10}{:>8}{:>12}{:>16}\n", "rank", "algorithm", "model_seconds",
              "x_bound", "steps", "transfers", "bytes_moved");
   int place = 0;
@@ -308,7 +311,8 @@ int compare(const BcastShape& shape, const leancast::CostModel& model, bool json
                row.totals.transfers, row.totals.bytes_moved);
   }
   if (!unpriced.empty()) {
-    fmt::print("not modelled (shared-memory copies, measured only): {}\n", fmt::join(unpriced, ", "));
+    fmt::print("not modelled (shared-memory copies, measured only): {}\n",
+               fmt::join(unpriced, ", "));
   }
   if (check) fmt::print("{}", check->text);
   return 0;
@@ -342,19 +346,24 @@ int main(int argc, char** argv) {
   // too); with --json (given first) the rows themselves, which leancast-tune reads.
   app.add_flag("--json", json, "print the totals as JSON (with --list-algorithms: the registry)")
       ->trigger_on_parse();
-  app.add_flag_callback("--list-algorithms", [&json] {
-       if (json) {
-         fmt::print("{}\n", registry_json().dump(2));
-       } else {
-         for (const leancast::AlgorithmInfo& info : leancast::algorithm_registry()) {
-           fmt::print("{}\n", info.name);
-         }
-       }
-       throw CLI::Success();
-     }, "print every algorithm name, one a line (--json first: the registry's rows), and exit")
+  app.add_flag_callback(
+         "--list-algorithms",
+         [&json] {
+           if (json) {
+             fmt::print("{}\n", registry_json().dump(2));
+           } else {
+             for (const leancast::AlgorithmInfo& info : leancast::algorithm_registry()) {
+               fmt::print("{}\n", info.name);
+             }
+           }
+           throw CLI::Success();
+         },
+         "print every algorithm name, one a line (--json first: the registry's rows), and exit")
       ->trigger_on_parse();
   app.footer("Algorithms (NAME[:PARAMETER]):\n" + leancast::algorithm_help());
-  app.add_option("-p,--procs", procs, "number of processes")->required()->check(CLI::Range(1, 10000000));
+  app.add_option("-p,--procs", procs, "number of processes")
+      ->required()
+      ->check(CLI::Range(1, 10000000));
   app.add_option("-r,--root", root, "root rank (default 0)");
   app.add_option("-b,--bytes", bytes_text, "message size in bytes (suffix K, M or G: base 2)")
       ->required();
@@ -394,7 +403,8 @@ int main(int argc, char** argv) {
                  "cost model: a leancast-sim platform's parameters and ranks per node (hornet, "
                  "laki); options given beside it win")
       ->check(CLI::IsMember({"hornet", "laki"}));
-  app.add_option("--candidates", candidate_names, "--compare: rank these algorithms instead (a,b,...)")
+  app.add_option("--candidates", candidate_names,
+                 "--compare: rank these algorithms instead (a,b,...)")
       ->delimiter(',');
   app.add_option("--agreement", agreement_file,
                  "--compare: scripts/model-vs-sim.py's JSON to cite at large P instead of the "
@@ -406,8 +416,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   if ((alpha_inter || beta_inter || beta_node) && ranks_per_node == 0 && platform_name.empty()) {
-    fmt::print(stderr,
-               "leancast-plan: --alpha-inter, --beta-inter and --beta-node go with --ranks-per-node\n");
+    fmt::print(
+        stderr,
+        "leancast-plan: --alpha-inter, --beta-inter and --beta-node go with --ranks-per-node\n");
     return 2;
   }
   // --platform: its parameters where no option gives one, and its nodes' size.
@@ -452,8 +463,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (algorithm->algorithm == leancast::Algorithm::mpi) {
-    fmt::print(stderr, "leancast-plan: 'mpi' is the MPI library's own MPI_Bcast; leancast has "
-                       "no schedule for it\n");
+    fmt::print(stderr,
+               "leancast-plan: 'mpi' is the MPI library's own MPI_Bcast; leancast has "
+               "no schedule for it\n");
     return 2;
   }
   const auto bytes = leancast::detail::parse_byte_size(bytes_text);
@@ -471,10 +483,12 @@ int main(int argc, char** argv) {
                kMaxTableProcs);
     return 2;
   }
-  configured = leancast::detail::configuration_of(std::move(configured));  // as the library reads it
+  configured =
+      leancast::detail::configuration_of(std::move(configured));  // as the library reads it
   // --ranks-per-node places ranks on nodes for the schedules too (node-aware, auto).
-  const BcastShape shape{procs, root, *bytes,
-                         ranks_per_node > 0 ? leancast::block_nodes(procs, ranks_per_node) : nullptr};
+  const BcastShape shape{
+      procs, root, *bytes,
+      ranks_per_node > 0 ? leancast::block_nodes(procs, ranks_per_node) : nullptr};
   if (compare_all) {
     std::optional<leancast::plan::RankingCheck> check;
     if (procs >= leancast::plan::kCheckedFromProcs) {
@@ -501,8 +515,9 @@ int main(int argc, char** argv) {
   const bool priced = has_schedule && !leancast::uses_shared_memory(totals.algorithm);
   if (modelled && priced && !(prediction = predict(totals, model))) return 2;
   if (modelled && has_schedule && !priced) {
-    fmt::print(stderr, "leancast-plan: {} copies through shared memory, which the model does not "
-                       "price; its schedule and traffic follow\n",
+    fmt::print(stderr,
+               "leancast-plan: {} copies through shared memory, which the model does not "
+               "price; its schedule and traffic follow\n",
                leancast::to_string(totals.algorithm));
   }
   if (json) {
@@ -518,8 +533,7 @@ int main(int argc, char** argv) {
   print_totals(totals, *algorithm);
   if (prediction) {
     fmt::print("model: {:.6g} s (alpha={:g} s, beta={:g} s/B); lower bound {:.6g} s\n",
-               prediction->model_seconds, model.alpha, model.beta,
-               prediction->lower_bound_seconds);
+               prediction->model_seconds, model.alpha, model.beta, prediction->lower_bound_seconds);
   }
   if ((steps || procs <= kDefaultTableProcs) && !no_steps && has_schedule) {
     fmt::print("\n");

@@ -54,7 +54,8 @@ std::vector<Point> points_of(const nlohmann::json& data, std::string_view platfo
 RankingCheck unchecked(std::string reason) {
   RankingCheck check;
   check.json = {{"verdict", "unvalidated"}, {"reason", reason}, {"source", kSource}};
-  check.text = fmt::format("model vs simulation: {}: ranking unvalidated here ({})\n", reason, kSource);
+  check.text =
+      fmt::format("model vs simulation: {}: ranking unvalidated here ({})\n", reason, kSource);
   return check;
 }
 
@@ -62,8 +63,8 @@ RankingCheck unchecked(std::string reason) {
 
 std::string_view built_in_agreement() { return kModelAgreement; }
 
-RankingCheck check_ranking(std::string_view agreement, std::string_view model_platform,
-                           int procs, int ranks_per_node, std::uint64_t bytes) {
+RankingCheck check_ranking(std::string_view agreement, std::string_view model_platform, int procs,
+                           int ranks_per_node, std::uint64_t bytes) {
   nlohmann::json data;
   try {
     data = nlohmann::json::parse(agreement);
@@ -100,11 +101,12 @@ RankingCheck check_ranking(std::string_view agreement, std::string_view model_pl
     high_bytes = std::max(high_bytes, p.bytes);
   }
   // The nearest simulated process count (geometrically), then the nearest size at it.
-  const auto nearest = std::min_element(points.begin(), points.end(), [&](const Point& a, const Point& b) {
-    const double pa = log_distance(a.procs, procs), pb = log_distance(b.procs, procs);
-    if (pa != pb) return pa < pb;
-    return log_distance(a.bytes, bytes) < log_distance(b.bytes, bytes);
-  });
+  const auto nearest =
+      std::min_element(points.begin(), points.end(), [&](const Point& a, const Point& b) {
+        const double pa = log_distance(a.procs, procs), pb = log_distance(b.procs, procs);
+        if (pa != pb) return pa < pb;
+        return log_distance(a.bytes, bytes) < log_distance(b.bytes, bytes);
+      });
   const double here = percent(nearest->agree, nearest->pairs);
   const bool validated = here >= kValidatedPercent;
   const bool beyond = procs > high_procs;
@@ -117,11 +119,12 @@ RankingCheck check_ranking(std::string_view agreement, std::string_view model_pl
                 {"percent", percent(agree, pairs)},
                 {"procs_range", {low_procs, high_procs}},
                 {"bytes_range", {low_bytes, high_bytes}},
-                {"nearest", {{"procs", nearest->procs},
-                             {"bytes", nearest->bytes},
-                             {"pairs", nearest->pairs},
-                             {"agree", nearest->agree},
-                             {"percent", here}}},
+                {"nearest",
+                 {{"procs", nearest->procs},
+                  {"bytes", nearest->bytes},
+                  {"pairs", nearest->pairs},
+                  {"agree", nearest->agree},
+                  {"percent", here}}},
                 {"verdict", validated ? "validated" : "unvalidated"},
                 {"extrapolated", beyond}};
   const auto procs_range = low_procs == high_procs ? std::to_string(low_procs)

@@ -28,7 +28,7 @@ std::string_view built_in_agreement();
 // The check for a ranking at (procs, ranks_per_node, bytes) by a model with the parameters
 // of `model_platform` unchanged ("": other parameters, which no simulation checked).
 // `agreement`: scripts/model-vs-sim.py's JSON. Throws std::runtime_error if it is not that.
-RankingCheck check_ranking(std::string_view agreement, std::string_view model_platform,
-                           int procs, int ranks_per_node, std::uint64_t bytes);
+RankingCheck check_ranking(std::string_view agreement, std::string_view model_platform, int procs,
+                           int ranks_per_node, std::uint64_t bytes);
 
 }  // namespace leancast::plan

@@ -30,18 +30,26 @@ namespace detail {
 // hornet.cpp: core links 0.2 us, NICs 0.25 us, 3 network links of 0.13 us within a chassis,
 // 0.4 + 0.1 us per eager message; receive port, NIC and links 10 GB/s, send port 12 GB/s.
 constexpr double kHornetOverhead = 0.4e-6 + 0.1e-6;
-constexpr PlatformModel kHornet{"hornet", 24,
-                                2 * 0.2e-6 + kHornetOverhead, 1 / 10e9,
-                                2 * 0.2e-6 + 2 * 0.25e-6 + 3 * 0.13e-6 + kHornetOverhead, 1 / 10e9,
-                                1 / 10e9, 0.4e-6};
+constexpr PlatformModel kHornet{"hornet",
+                                24,
+                                2 * 0.2e-6 + kHornetOverhead,
+                                1 / 10e9,
+                                2 * 0.2e-6 + 2 * 0.25e-6 + 3 * 0.13e-6 + kHornetOverhead,
+                                1 / 10e9,
+                                1 / 10e9,
+                                0.4e-6};
 // laki.cpp: core links 0.25 us, host channel adapters 0.35 us, 2 switch links of 0.1 us
 // under one leaf switch, 0.4 + 0.1 us per eager message; receive port 6 GB/s, send port
 // 7.2 GB/s, NIC and links 3.2 GB/s.
 constexpr double kLakiOverhead = 0.4e-6 + 0.1e-6;
-constexpr PlatformModel kLaki{"laki", 8,
-                              2 * 0.25e-6 + kLakiOverhead, 1 / 6e9,
-                              2 * 0.25e-6 + 2 * 0.35e-6 + 2 * 0.1e-6 + kLakiOverhead, 1 / 3.2e9,
-                              1 / 3.2e9, 0.4e-6};
+constexpr PlatformModel kLaki{"laki",
+                              8,
+                              2 * 0.25e-6 + kLakiOverhead,
+                              1 / 6e9,
+                              2 * 0.25e-6 + 2 * 0.35e-6 + 2 * 0.1e-6 + kLakiOverhead,
+                              1 / 3.2e9,
+                              1 / 3.2e9,
+                              0.4e-6};
 }  // namespace detail
 
 inline constexpr std::array kPlatforms{detail::kHornet, detail::kLaki};

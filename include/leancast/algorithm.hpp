@@ -20,7 +20,7 @@ enum class Algorithm {
   scatter_ring,        // paper's MPI_Bcast_native: binomial scatter + enclosed ring
   scatter_ring_tuned,  // paper's MPI_Bcast_opt: binomial scatter + non-enclosed ring
   mpi,                 // "mpi": the MPI library's own broadcast (PMPI_Bcast); no schedule
-  pipeline_chain,        // root -> root+1 -> ..., the message cut into pipelined segments
+  pipeline_chain,      // root -> root+1 -> ..., the message cut into pipelined segments
   pipeline_binary_tree,  // binary tree in preorder layout with the same segment pipelining
   knomial,               // k-ary generalisation of the binomial tree (radix k >= 2)
   two_tree,              // two binary trees, each pipelining half of the segments
@@ -58,7 +58,8 @@ struct ExecutorSpec {
 // "dataflow", "dataflow:1", "rounds".
 std::string to_string(const ExecutorSpec& executor);
 // Parses what to_string writes; on failure nullopt and, if `error` is given, why.
-std::optional<ExecutorSpec> parse_executor_spec(std::string_view text, std::string* error = nullptr);
+std::optional<ExecutorSpec> parse_executor_spec(std::string_view text,
+                                                std::string* error = nullptr);
 
 // An algorithm with its parameter, written "name:VALUE" ("pipeline-chain:64K", "knomial:8",
 // "circulant:32"): the segment size in bytes of the pipelines (K, M, G base 2), the radix
@@ -71,14 +72,15 @@ std::optional<ExecutorSpec> parse_executor_spec(std::string_view text, std::stri
 struct AlgorithmSpec {
   Algorithm algorithm = Algorithm::automatic;
   std::uint64_t parameter = 0;
-  LevelSpec between_nodes;  // node_aware only: among node leaders
-  LevelSpec within_nodes;   // node_aware only: from each leader to its node
+  LevelSpec between_nodes;               // node_aware only: among node leaders
+  LevelSpec within_nodes;                // node_aware only: from each leader to its node
   std::optional<ExecutorSpec> executor;  // empty: the process's
 
   AlgorithmSpec() = default;
   AlgorithmSpec(Algorithm a);  // NOLINT: implicit, so every Algorithm is a spec
   AlgorithmSpec(Algorithm a, std::uint64_t p) : algorithm(a), parameter(p) {}
-  AlgorithmSpec(LevelSpec level) : algorithm(level.algorithm), parameter(level.parameter) {}  // NOLINT
+  AlgorithmSpec(LevelSpec level)
+      : algorithm(level.algorithm), parameter(level.parameter) {}  // NOLINT
   // node_aware with the given levels (flat algorithms or auto).
   static AlgorithmSpec node_aware(const AlgorithmSpec& between, const AlgorithmSpec& within);
   LevelSpec level() const { return {algorithm, parameter}; }
@@ -117,9 +119,9 @@ std::span<const Algorithm> concrete_algorithms();
 std::string parameter_problem(const AlgorithmSpec& spec);
 
 // Whether `spec` (auto already resolved) moves data through the memory of one node at any
-// level: a within-node algorithm (shm, cma, cma-split: the row's `within_node`), or node-aware with one
-// within nodes. Such a broadcast needs its ranks (each node's) to share a node and a window
-// of shared memory, and the alpha-beta model does not price it.
+// level: a within-node algorithm (shm, cma, cma-split: the row's `within_node`), or node-aware with
+// one within nodes. Such a broadcast needs its ranks (each node's) to share a node and a window of
+// shared memory, and the alpha-beta model does not price it.
 bool uses_shared_memory(const AlgorithmSpec& spec);
 
 // Comma-separated list of every accepted name (mpi included), for messages; parameters

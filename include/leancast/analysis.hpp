@@ -21,7 +21,7 @@ struct PlanTotals {
   AlgorithmSpec algorithm;  // the algorithm (concrete, or mpi), with its parameter
   BcastShape shape;
   std::uint64_t block_bytes = 0;  // the largest phase's block size
-  std::uint64_t steps = 0;  // rounds in which at least one rank transfers
+  std::uint64_t steps = 0;        // rounds in which at least one rank transfers
   std::uint64_t transfers = 0;
   std::uint64_t bytes_moved = 0;
   std::vector<PhaseTotals> phases;
@@ -35,15 +35,15 @@ struct PlanTotals {
 PlanTotals plan_totals(const AlgorithmSpec& algorithm, const BcastShape& shape);
 
 struct VerifyReport {
-  std::vector<std::string> problems;  // empty when the schedule is correct
-  std::uint64_t redundant_bytes = 0;  // bytes received that the receiver already held
+  std::vector<std::string> problems;     // empty when the schedule is correct
+  std::uint64_t redundant_bytes = 0;     // bytes received that the receiver already held
   std::uint64_t redundant_receives = 0;  // receives that carried bytes already held
   bool ok() const { return problems.empty(); }
 };
 
 // Checks the schedules of all ranks in both execution models. Round model (schedule.hpp;
-// what PlanTotals::steps counts): every send is matched by a receive of the same bytes in the same round
-// (in the same order per pair) and carries only bytes its sender held before the round.
+// what PlanTotals::steps counts): every send is matched by a receive of the same bytes in the same
+// round (in the same order per pair) and carries only bytes its sender held before the round.
 // Dataflow model (the MPI executor's): per ordered pair, the sends in the sender's order
 // carry the byte ranges of the receives in the receiver's order, and a play in which
 // receives are posted in schedule order (with an unbounded window, then one at a time) and
@@ -68,7 +68,7 @@ struct CostModel {
   int ranks_per_node = 0;  // 0: one level, every message costs alpha + bytes * beta
   double alpha_inter = 0;
   double beta_inter = 0;
-  double beta_node = 0;    // 0: a node's messages do not share its interface
+  double beta_node = 0;  // 0: a node's messages do not share its interface
   // > 0: a message holds its sender's send port for send_overhead + bytes * beta only (the
   // library's time per message); the rest of alpha is time in flight, in which the port
   // starts the next message. 0: the port is held until the message arrives.

@@ -21,7 +21,7 @@ extern "C" {
  * leancast_bcast_algorithm info hint, then LEANCAST_BCAST_ALGORITHM, then
  * LEANCAST_BCAST_RULES, then the LEANCAST_CONFIG file; docs/settings.md), or "auto" if
  * none does. */
-int LC_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
+int LC_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
 
 /* Broadcast with the named algorithm: "auto" (leancast's table, else the MPI library's
  * broadcast), "linear", "binomial", "hypercube", "scatter-doubling", "scatter-ring" (also
@@ -36,8 +36,8 @@ int LC_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
  * node-aware ("node-aware:two-tree/shm"); an executor follows an at sign
  * ("two-tree@rounds"). docs/algorithms.md describes every one. NULL or "" behaves like
  * LC_Bcast; an unknown name or a bad parameter is an MPI_ERR_ARG error. */
-int LC_Bcast_with(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-                  const char *algorithm);
+int LC_Bcast_with(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                  const char* algorithm);
 
 /* Nonblocking broadcast (MPI_Ibcast's semantics): starts the broadcast and sets *request,
  * which MPI_Wait, MPI_Test and their -all, -any, -some forms complete. Broadcasts on one
@@ -46,20 +46,20 @@ int LC_Bcast_with(void *buf, int count, MPI_Datatype type, int root, MPI_Comm co
  * calls, which step every outstanding broadcast; docs/nonblocking.md), or all the time
  * with LEANCAST_PROGRESS_THREAD=1 under MPI_THREAD_MULTIPLE. MPI_Request_free and
  * MPI_Cancel on its request are MPI_ERR_REQUEST errors, as MPI forbids them. */
-int LC_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-              MPI_Request *request);
+int LC_Ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+              MPI_Request* request);
 
 /* The same with a named algorithm, as LC_Bcast_with. */
-int LC_Ibcast_with(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-                   const char *algorithm, MPI_Request *request);
+int LC_Ibcast_with(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                   const char* algorithm, MPI_Request* request);
 
 /* Persistent broadcast (MPI_Bcast_init's semantics): plans the broadcast once; each
  * MPI_Start (MPI_Startall) runs it with the buffer's content at that time, completed like
  * LC_Ibcast's. The info key leancast_bcast_algorithm names its algorithm (MPI_INFO_NULL:
  * the settings decide). MPI_Request_free releases it when inactive; starting or freeing it
  * while active is an MPI_ERR_REQUEST error. */
-int LC_Bcast_init(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-                  MPI_Info info, MPI_Request *request);
+int LC_Bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Info info,
+                  MPI_Request* request);
 
 #ifdef __cplusplus
 }

@@ -118,7 +118,8 @@ constexpr bool through_kernel(Medium medium) {
 }
 
 struct Phase {
-  std::string name;  // "bcast", "scatter", "allgather", "pipeline", "inter:bcast", "intra:pipeline", ...
+  std::string
+      name;  // "bcast", "scatter", "allgather", "pipeline", "inter:bcast", "intra:pipeline", ...
   BlockLayout layout;  // what the phase's block indices mean
   Medium medium = Medium::messages;
 };
@@ -145,8 +146,9 @@ struct Operation {
 // The schedule of `rank` for one broadcast of a concrete algorithm: auto (at any level) is
 // policy, resolved first (src/select/automatic.hpp). Requires 1 <= procs, 0 <= root,
 // rank < procs, and a node map (if any) of procs entries; bytes == 0 gives an empty
-// schedule. mpi has no schedule, and auto is not resolved here: std::invalid_argument. A plain Algorithm converts to its spec with the
-// default parameter; a bad parameter (0, a radix below 2) throws std::invalid_argument.
+// schedule. mpi has no schedule, and auto is not resolved here: std::invalid_argument. A plain
+// Algorithm converts to its spec with the default parameter; a bad parameter (0, a radix below 2)
+// throws std::invalid_argument.
 RankSchedule make_schedule(const AlgorithmSpec& algorithm, const BcastShape& shape, int rank);
 
 // Every repetition of every transfer, ordered by round (stable within a round).

@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 200; ++i) {
     int* cell = NULL;
     MPI_Win win;
-    if (MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, half, &cell, &win) != MPI_SUCCESS) {
+    if (MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, half, &cell, &win) !=
+        MPI_SUCCESS) {
       ++failed;
       continue;
     }

@@ -67,7 +67,8 @@ int pass_nonblocking(const BcastCall& call, const NonblockingCall& nonblocking,
 int pass(const BcastCall& call, const NonblockingCall* nonblocking, const Count* count) {
   if (nonblocking != nullptr) return pass_nonblocking(call, *nonblocking, *count);
   if (count != nullptr) (*count)();
-  if (!tasks_outstanding()) return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
+  if (!tasks_outstanding())
+    return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
   const BlockedInLibrary blocked;
   return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
 }
@@ -93,8 +94,8 @@ int pass_intercommunicator(const BcastCall& call, const NonblockingCall* nonbloc
 // call makes if there is none yet, or for a call that may not make it, the world keys'
 // (node_keys.hpp). The choice is remembered in the private state, if there is one by then.
 Decision decide_now(MPI_Comm comm, const std::optional<AlgorithmSpec>& requested, int size,
-                    std::uint64_t bytes, bool moves_data, bool may_make_state,
-                    PrivateComm*& state, int& rc) {
+                    std::uint64_t bytes, bool moves_data, bool may_make_state, PrivateComm*& state,
+                    int& rc) {
   const NodesLookup nodes = [&]() -> std::shared_ptr<const NodeMap> {
     if (!moves_data) return nullptr;
     if (state == nullptr && may_make_state && (rc = private_comm(comm, state)) != MPI_SUCCESS) {
@@ -105,8 +106,9 @@ Decision decide_now(MPI_Comm comm, const std::optional<AlgorithmSpec>& requested
     return from_world ? std::make_shared<const NodeMap>(std::move(*from_world)) : nullptr;
   };
   // With a private communicator the hint is in its state; without, one attribute lookup.
-  const std::optional<AlgorithmSpec> hint =
-      requested ? std::nullopt : state != nullptr ? state->hint() : comm_hint(comm);
+  const std::optional<AlgorithmSpec> hint = requested          ? std::nullopt
+                                            : state != nullptr ? state->hint()
+                                                               : comm_hint(comm);
   const Decision decision = decide(process_settings(), requested, size, bytes, nodes, hint);
   if (rc == MPI_SUCCESS && state != nullptr) state->remember(bytes, requested, decision);
   return decision;
@@ -360,9 +362,9 @@ int copies_again(const BcastCall& call, PrivateComm& state, const PrivateComm::L
     PrivateComm* state = nullptr;
     const int found =
         call.comm == MPI_COMM_NULL ? MPI_SUCCESS : existing_private_comm(call.comm, state);
-    if (const PrivateComm::LastCall* last =
-            nonblocking == nullptr && state != nullptr ? repeated(call, requested, *state)
-                                                       : nullptr) {
+    if (const PrivateComm::LastCall* last = nonblocking == nullptr && state != nullptr
+                                                ? repeated(call, requested, *state)
+                                                : nullptr) {
       // Online tuning's trials and settled choices repeat too (docs/online-tuning.md).
       if (tuned_online(last->decision, last->info.bytes, state->size())) {
         return run_tuned(call, *state, state->size(), last->info);
@@ -381,7 +383,8 @@ int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
           const NonblockingCall* nonblocking) {
   if (nonblocking != nullptr) {
     if (nonblocking->request == nullptr) return raise_problem(call.comm, Problem::null_request);
-    if (!nonblocking->persistent && ibcast_passes_at_once(call, requested ? &*requested : nullptr)) {
+    if (!nonblocking->persistent &&
+        ibcast_passes_at_once(call, requested ? &*requested : nullptr)) {
       return pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root, call.comm,
                                      nonblocking->request);
     }
@@ -398,7 +401,7 @@ namespace leancast {
 bool set_executor(std::string_view name) {
   std::optional<ExecutorSpec> chosen;
   if (!name.empty() && !(chosen = parse_executor_spec(name))) return false;
-  const int word = !chosen ? detail::kNoOverride
+  const int word = !chosen                                      ? detail::kNoOverride
                    : chosen->kind == ExecutorSpec::Kind::rounds ? detail::kRounds
                                                                 : chosen->lookahead;
   detail::executor_override.store(word, std::memory_order_relaxed);
@@ -412,7 +415,8 @@ std::string executor_description() {
   return to_string(executor) + ", receive window " +
          std::to_string(settings.window > 0 ? settings.window : detail::kDefaultWindow) +
          ", send window " +
-         std::to_string(settings.send_window > 0 ? settings.send_window : detail::kDefaultSendWindow);
+         std::to_string(settings.send_window > 0 ? settings.send_window
+                                                 : detail::kDefaultSendWindow);
 }
 
 std::optional<AlgorithmSpec> chosen_algorithm(MPI_Comm comm, std::uint64_t bytes, std::string* by,

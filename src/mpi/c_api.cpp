@@ -80,6 +80,6 @@ extern "C" int LC_Bcast_init(void* buf, int count, MPI_Datatype type, int root, 
 // The program's own MPI_Bcast stays the library's, with the progress thread (or Open MPI's
 // progress engine) stepping leancast's outstanding broadcasts while it blocks, as for every
 // collective of stepped_calls.cpp. (The interposer defines MPI_Bcast itself.)
-LEANCAST_ASSISTED(Bcast, (void* a0, int a1, MPI_Datatype a2, int a3, MPI_Comm a4), a0, a1, a2,
-                  a3, a4)
+LEANCAST_ASSISTED(Bcast, (void* a0, int a1, MPI_Datatype a2, int a3, MPI_Comm a4), a0, a1, a2, a3,
+                  a4)
 #endif

@@ -10,7 +10,8 @@ namespace leancast {
 
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   const detail::BcastCall call{buf, count, type, root, comm};
-  return detail::pass_at_once_or(call, nullptr, [&] { return detail::bcast_whole(call, std::nullopt); });
+  return detail::pass_at_once_or(call, nullptr,
+                                 [&] { return detail::bcast_whole(call, std::nullopt); });
 }
 
 namespace {
@@ -22,8 +23,7 @@ int started(const detail::BcastCall& call, const std::optional<AlgorithmSpec>& a
 }
 }  // namespace
 
-int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-           MPI_Request* request) {
+int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
   return started({buf, count, type, root, comm}, std::nullopt, request, false);
 }
 
@@ -60,7 +60,8 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, Algo
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
           const AlgorithmSpec& algorithm) {
   const detail::BcastCall call{buf, count, type, root, comm};
-  return detail::pass_at_once_or(call, &algorithm, [&] { return detail::bcast_whole(call, algorithm); });
+  return detail::pass_at_once_or(call, &algorithm,
+                                 [&] { return detail::bcast_whole(call, algorithm); });
 }
 
 std::vector<std::string> library_configuration() {

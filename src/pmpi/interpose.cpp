@@ -93,8 +93,7 @@ extern "C" int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_
 }
 
 #if MPI_VERSION >= 4
-extern "C" int MPI_Bcast_c(void* buf, MPI_Count count, MPI_Datatype type, int root,
-                           MPI_Comm comm) {
+extern "C" int MPI_Bcast_c(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm) {
   return leancast::pmpi::interposed_bcast(buf, count, type, root, comm);
 }
 #endif
@@ -105,8 +104,8 @@ extern "C" int MPI_Ibcast(void* buf, int count, MPI_Datatype type, int root, MPI
 }
 
 #if MPI_VERSION >= 4
-extern "C" int MPI_Ibcast_c(void* buf, MPI_Count count, MPI_Datatype type, int root,
-                            MPI_Comm comm, MPI_Request* request) {
+extern "C" int MPI_Ibcast_c(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                            MPI_Request* request) {
   return leancast::pmpi::interposed_ibcast(buf, count, type, root, comm, request);
 }
 

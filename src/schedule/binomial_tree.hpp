@@ -13,8 +13,8 @@
 namespace leancast::detail {
 
 struct TreeEdge {
-  int child = 0;           // relative rank
-  int mask = 0;            // child = parent + mask; the child's subtree is [child, child + mask)
+  int child = 0;  // relative rank
+  int mask = 0;   // child = parent + mask; the child's subtree is [child, child + mask)
   std::uint32_t round = 0;
 };
 

@@ -76,9 +76,9 @@ class CirculantGraph {
   // the previous group.
   struct Search {
     const CirculantGraph& graph;
-    int target;                 // r + P
-    std::vector<bool> unused;   // skip indices not yet given to a round
-    std::vector<int> blocks;    // the result, by round k
+    int target;                // r + P
+    std::vector<bool> unused;  // skip indices not yet given to a round
+    std::vector<int> blocks;   // the result, by round k
 
     // Extends the path at `reached` with skips e <= `largest`, each below `bound`; `k` is
     // the next round to assign. Returns the next unassigned round.
@@ -117,7 +117,8 @@ void add_skip_run(ScheduleBuilder& out, Direction direction, int peer, int q, in
   const std::int64_t rounds = floor_div(last_round - first, q) + 1;
   const std::int64_t low = std::max<std::int64_t>(0, -floor_div(start, q));
   const std::int64_t in_range = std::min(floor_div(blocks - 1 - start, q) + 1, rounds);
-  const auto add = [&](std::int64_t from, std::int64_t to, std::uint64_t block, std::int64_t stride) {
+  const auto add = [&](std::int64_t from, std::int64_t to, std::uint64_t block,
+                       std::int64_t stride) {
     if (from >= to) return;
     const auto round = static_cast<std::uint32_t>(first + q * from - x);
     const auto repeat = static_cast<std::uint32_t>(to - from);

@@ -36,7 +36,8 @@ TreePlace cma_tree_place(int q, int procs) {
 
 RankSchedule cma_schedule(const BcastShape& shape, int rank, std::uint64_t segment_bytes) {
   const int q = relative_rank(rank, shape.root, shape.procs);
-  RankSchedule schedule = pipelined_tree(shape, rank, segment_bytes, cma_tree_place(q, shape.procs));
+  RankSchedule schedule =
+      pipelined_tree(shape, rank, segment_bytes, cma_tree_place(q, shape.procs));
   schedule.phases[0].name = "cma";
   schedule.phases[0].medium = Medium::cross_memory;
   return schedule;

@@ -26,7 +26,8 @@ namespace leancast {
 namespace {
 
 bool between_nodes(const CostModel& model, int sender, int receiver) {
-  return model.ranks_per_node > 0 && sender / model.ranks_per_node != receiver / model.ranks_per_node;
+  return model.ranks_per_node > 0 &&
+         sender / model.ranks_per_node != receiver / model.ranks_per_node;
 }
 
 double message_seconds(const CostModel& model, int sender, int receiver, std::uint64_t bytes) {
@@ -100,8 +101,9 @@ double model_seconds(const AlgorithmSpec& algorithm, const BcastShape& shape,
     // them, and nothing it has not been held against a real node may rank them.
     for (const Phase& phase : schedule.phases) {
       if (phase.medium != Medium::messages) {
-        throw std::invalid_argument("model_seconds: " + phase.name +
-                                    " moves through the node's memory, which the model does not price");
+        throw std::invalid_argument(
+            "model_seconds: " + phase.name +
+            " moves through the node's memory, which the model does not price");
       }
     }
     const std::vector<Operation> ops = expand(schedule);
@@ -117,8 +119,9 @@ double model_seconds(const AlgorithmSpec& algorithm, const BcastShape& shape,
       if (op.direction != Direction::send) continue;
       const std::int64_t needs = rank == shape.root ? 0 : arrivals.needs(op.bytes);
       if (needs < 0) throw std::logic_error("model_seconds: a rank sends bytes it never receives");
-      messages.push_back({rank, op.peer, sent[op.peer]++, order++, static_cast<std::uint32_t>(needs),
-                          op.bytes, message_seconds(model, rank, op.peer, op.bytes.length)});
+      messages.push_back({rank, op.peer, sent[op.peer]++, order++,
+                          static_cast<std::uint32_t>(needs), op.bytes,
+                          message_seconds(model, rank, op.peer, op.bytes.length)});
     }
   }
   // Match: both sides sorted by (sender, receiver, pair_seq), then zipped.
@@ -168,7 +171,8 @@ double model_seconds(const AlgorithmSpec& algorithm, const BcastShape& shape,
   // With beta_node: when each node's outgoing and incoming interface is next free. Messages
   // claim them in the order they start (first come, first served).
   const bool shared_interfaces = model.beta_node > 0 && model.ranks_per_node > 0;
-  const int nodes = shared_interfaces ? (shape.procs + model.ranks_per_node - 1) / model.ranks_per_node : 0;
+  const int nodes =
+      shared_interfaces ? (shape.procs + model.ranks_per_node - 1) / model.ranks_per_node : 0;
   std::vector<double> out_free(nodes, 0.0), in_free(nodes, 0.0);
   const auto start = [&](int s, double now) {
     if (sending[s] || ready[s].empty()) return;
@@ -185,11 +189,12 @@ double model_seconds(const AlgorithmSpec& algorithm, const BcastShape& shape,
     }
     events.push({begin + message.seconds, m});
     if (model.send_overhead > 0) {
-      events.push({begin + model.send_overhead + static_cast<double>(message.bytes.length) *
-                                                     (between_nodes(model, message.sender, message.receiver)
-                                                          ? model.beta_inter
-                                                          : model.beta),
-                   -m - 1});
+      events.push(
+          {begin + model.send_overhead +
+               static_cast<double>(message.bytes.length) *
+                   (between_nodes(model, message.sender, message.receiver) ? model.beta_inter
+                                                                           : model.beta),
+           -m - 1});
     }
   };
   for (int d = 0; d < shape.procs; ++d) wait_next(d);

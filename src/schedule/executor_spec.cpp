@@ -34,7 +34,8 @@ std::optional<ExecutorSpec> parse_executor_spec(std::string_view text, std::stri
   if (text.substr(0, kPrefix.size()) != kPrefix) return fail("unknown executor");
   const std::string_view number = text.substr(kPrefix.size());
   int lookahead = -1;
-  const auto [end, failed] = std::from_chars(number.data(), number.data() + number.size(), lookahead);
+  const auto [end, failed] =
+      std::from_chars(number.data(), number.data() + number.size(), lookahead);
   if (failed != std::errc() || end != number.data() + number.size() || number.empty() ||
       lookahead < 0 || lookahead > kMaxLookahead) {
     return fail("the lookahead is not a number in range");

@@ -20,8 +20,9 @@ class HeldBytes {
   bool holds(ByteRange r) const {
     if (r.length == 0) return true;
     // The last interval that begins at or before r.offset.
-    auto it = std::upper_bound(held_.begin(), held_.end(), r.offset,
-                               [](std::uint64_t offset, const Interval& i) { return offset < i.begin; });
+    auto it =
+        std::upper_bound(held_.begin(), held_.end(), r.offset,
+                         [](std::uint64_t offset, const Interval& i) { return offset < i.begin; });
     if (it == held_.begin()) return false;
     --it;
     return it->end >= r.offset + r.length;

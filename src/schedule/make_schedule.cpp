@@ -27,15 +27,17 @@ RankSchedule make_schedule(const AlgorithmSpec& spec, const BcastShape& shape, i
       (spec.algorithm == Algorithm::node_aware &&
        (spec.between_nodes.algorithm == Algorithm::automatic ||
         spec.within_nodes.algorithm == Algorithm::automatic))) {
-    throw std::invalid_argument("make_schedule: auto is selection policy: resolve it first "
-                                "(select/automatic.hpp's resolve_automatic)");
+    throw std::invalid_argument(
+        "make_schedule: auto is selection policy: resolve it first "
+        "(select/automatic.hpp's resolve_automatic)");
   }
   if (shape.bytes == 0 || shape.procs == 1) {
     RankSchedule empty;
     empty.rank = rank;
     return empty;
   }
-  if (spec.algorithm == Algorithm::node_aware) return detail::node_aware_schedule(spec, shape, rank);
+  if (spec.algorithm == Algorithm::node_aware)
+    return detail::node_aware_schedule(spec, shape, rank);
   return detail::schedule_function(spec.algorithm)(shape, rank, spec.parameter);
 }
 

@@ -207,14 +207,14 @@ RankSchedule node_aware_schedule(const AlgorithmSpec& spec, const BcastShape& sh
   RankSchedule out;
   out.rank = rank;
   // Every rank of the node plays its leader's between-node part, for the offset and the cuts.
-  const RankSchedule between = make_schedule(
-      AlgorithmSpec(spec.between_nodes), {nodes, layout.root_node, shape.bytes}, layout.node);
+  const RankSchedule between = make_schedule(AlgorithmSpec(spec.between_nodes),
+                                             {nodes, layout.root_node, shape.bytes}, layout.node);
   if (rank == leader) append(out, between, layout.leaders, "inter", 0);
   const auto local_root = static_cast<int>(
       std::find(layout.members.begin(), layout.members.end(), leader) - layout.members.begin());
   const auto size = static_cast<int>(layout.members.size());
-  const auto me = static_cast<int>(
-      std::find(layout.members.begin(), layout.members.end(), rank) - layout.members.begin());
+  const auto me = static_cast<int>(std::find(layout.members.begin(), layout.members.end(), rank) -
+                                   layout.members.begin());
   RankSchedule within =
       make_schedule(AlgorithmSpec(spec.within_nodes), {size, local_root, shape.bytes}, me);
   if (layout.node != layout.root_node) {  // the root holds everything from the start

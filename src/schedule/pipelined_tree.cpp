@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace leancast::detail {
 
 std::uint64_t segment_count(std::uint64_t bytes, std::uint64_t segment_bytes) {

@@ -68,7 +68,8 @@ PlanTotals plan_totals(const AlgorithmSpec& algorithm, const BcastShape& shape) 
       if (t.round_stride == 1) {
         rounds.emplace_back(t.round, t.end_round());
       } else {
-        for (std::uint32_t k = 0; k < t.repeat; ++k) rounds.emplace_back(t.round_at(k), t.round_at(k) + 1);
+        for (std::uint32_t k = 0; k < t.repeat; ++k)
+          rounds.emplace_back(t.round_at(k), t.round_at(k) + 1);
       }
     }
   }
@@ -78,7 +79,8 @@ PlanTotals plan_totals(const AlgorithmSpec& algorithm, const BcastShape& shape) 
     totals.block_bytes = std::max_element(totals.phases.begin(), totals.phases.end(),
                                           [](const PhaseTotals& a, const PhaseTotals& b) {
                                             return a.block_bytes < b.block_bytes;
-                                          })->block_bytes;
+                                          })
+                             ->block_bytes;
   }
   return totals;
 }

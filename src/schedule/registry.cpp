@@ -57,23 +57,24 @@ struct Row {
 // A row's schedule: the function `name` defined in the algorithm's own file, declared by
 // the row itself (a block-scope declaration names leancast::detail::name, the namespace
 // this table is in), so that a new algorithm needs no header line.
-#define LEANCAST_SCHEDULE(name)                                          \
-  [](const BcastShape& shape, int rank, std::uint64_t parameter) {       \
-    RankSchedule name(const BcastShape&, int, std::uint64_t);            \
-    return name(shape, rank, parameter);                                 \
+#define LEANCAST_SCHEDULE(name)                                    \
+  [](const BcastShape& shape, int rank, std::uint64_t parameter) { \
+    RankSchedule name(const BcastShape&, int, std::uint64_t);      \
+    return name(shape, rank, parameter);                           \
   }
 // The same for a schedule function without a parameter.
-#define LEANCAST_SCHEDULE_WITHOUT_PARAMETER(name)                        \
-  [](const BcastShape& shape, int rank, std::uint64_t) {                 \
-    RankSchedule name(const BcastShape&, int);                           \
-    return name(shape, rank);                                            \
+#define LEANCAST_SCHEDULE_WITHOUT_PARAMETER(name)        \
+  [](const BcastShape& shape, int rank, std::uint64_t) { \
+    RankSchedule name(const BcastShape&, int);           \
+    return name(shape, rank);                            \
   }
 
 using enum ParameterKind;
 
 // {algorithm, name, alias, parameter kind, default, min, max, description, concrete, tuned,
-// within_node (written only where true)}, schedule. `tuned`: what tuners measure (the parameters that won somewhere on the models and
-// the real node, docs/auto.md); hypercube, split-binary-tree and scatter-ring never did. Rows in the order of concrete_algorithms() and of the help texts.
+// within_node (written only where true)}, schedule. `tuned`: what tuners measure (the parameters
+// that won somewhere on the models and the real node, docs/auto.md); hypercube, split-binary-tree
+// and scatter-ring never did. Rows in the order of concrete_algorithms() and of the help texts.
 constexpr Row kRows[] = {
     {{Algorithm::automatic, "auto", "", none, 0, 0, 0,
       "leancast's tuning table, else the MPI library's MPI_Bcast (docs/auto.md)", false, ""}},
@@ -105,12 +106,12 @@ constexpr Row kRows[] = {
       "binary tree in preorder layout, the segments pipelined", true,
       "pipeline-binary-tree:16K,pipeline-binary-tree"},
      LEANCAST_SCHEDULE(pipeline_binary_tree_schedule)},
-    {{Algorithm::split_binary_tree, "split-binary-tree", "", segment_bytes, kDefaultSegmentBytes,
-      1, kMaxSegmentBytes, "a half pipelined down each of the root's subtrees, then swapped", true,
+    {{Algorithm::split_binary_tree, "split-binary-tree", "", segment_bytes, kDefaultSegmentBytes, 1,
+      kMaxSegmentBytes, "a half pipelined down each of the root's subtrees, then swapped", true,
       ""},
      LEANCAST_SCHEDULE(split_binary_tree_schedule)},
-    {{Algorithm::two_tree, "two-tree", "", segment_bytes, kDefaultSegmentBytes, 1,
-      kMaxSegmentBytes, "half of the segments pipelined down each of two binary trees", true,
+    {{Algorithm::two_tree, "two-tree", "", segment_bytes, kDefaultSegmentBytes, 1, kMaxSegmentBytes,
+      "half of the segments pipelined down each of two binary trees", true,
       "two-tree:16K,two-tree"},
      LEANCAST_SCHEDULE(two_tree_schedule)},
     {{Algorithm::knomial, "knomial", "", radix, kDefaultRadix, 2, kMaxRadix,
@@ -118,12 +119,11 @@ constexpr Row kRows[] = {
      LEANCAST_SCHEDULE(knomial_schedule)},
     // 0 blocks, the default: as many as 64 KiB segments (circulant.cpp).
     {{Algorithm::circulant, "circulant", "", block_count, 0, 1, kMaxBlocks,
-      "Traeff's round-optimal schedule of BLOCKS blocks on a circulant graph", true,
-      "circulant"},
+      "Traeff's round-optimal schedule of BLOCKS blocks on a circulant graph", true, "circulant"},
      LEANCAST_SCHEDULE(circulant_schedule)},
     {{Algorithm::shm, "shm", "", segment_bytes, kDefaultShmSegmentBytes, 1, kMaxShmSegmentBytes,
-      "within one node: the root copies each segment into shared memory once, all copy out",
-      true, "shm:8K,shm:16K,shm:64K", true},
+      "within one node: the root copies each segment into shared memory once, all copy out", true,
+      "shm:8K,shm:16K,shm:64K", true},
      LEANCAST_SCHEDULE(shm_schedule)},
     {{Algorithm::cma, "cma", "", segment_bytes, kDefaultCmaSegmentBytes, 1, kMaxSegmentBytes,
       "within one node: each reader copies once straight from its source's buffer (CMA)", true,
@@ -131,8 +131,8 @@ constexpr Row kRows[] = {
      LEANCAST_SCHEDULE(cma_schedule)},
     {{Algorithm::cma_split, "cma-split", "", segment_bytes, kDefaultCmaSplitSegmentBytes, 1,
       kMaxSegmentBytes,
-      "within one node: cma, the root writing a share of each segment into its readers (CMA)",
-      true, "cma-split", true},
+      "within one node: cma, the root writing a share of each segment into its readers (CMA)", true,
+      "cma-split", true},
      LEANCAST_SCHEDULE(cma_split_schedule)},
     // Composes two schedules by its levels, not a parameter: make_schedule calls it.
     {{Algorithm::node_aware, "node-aware", "", levels, 0, 0, 0,
@@ -177,8 +177,8 @@ constexpr bool rows_consistent() {
   for (std::size_t i = 0; i < kRowCount; ++i) {
     const AlgorithmInfo& a = kRows[i].info;
     if (a.concrete != (kRows[i].schedule != nullptr || a.parameter == levels)) return false;
-    const bool ranged = a.parameter == segment_bytes || a.parameter == radix ||
-                        a.parameter == block_count;
+    const bool ranged =
+        a.parameter == segment_bytes || a.parameter == radix || a.parameter == block_count;
     if (ranged && (a.min_parameter < 1 || a.min_parameter > a.max_parameter)) return false;
     if (ranged && a.default_parameter != 0 &&
         (a.default_parameter < a.min_parameter || a.default_parameter > a.max_parameter)) {
@@ -237,13 +237,16 @@ namespace {
 // "the segment size", "the radix", "the block count".
 std::string_view what_of(ParameterKind kind) {
   switch (kind) {
-    case segment_bytes: return "segment size";
-    case radix: return "radix";
-    case block_count: return "block count";
-    default: return "parameter";
+    case segment_bytes:
+      return "segment size";
+    case radix:
+      return "radix";
+    case block_count:
+      return "block count";
+    default:
+      return "parameter";
   }
 }
-
 
 // "an integer from 2 to 1048576", "from 1 byte to 1G".
 std::string range_text(const AlgorithmInfo& a) {
@@ -314,8 +317,10 @@ std::optional<std::uint64_t> parse_parameter(const AlgorithmInfo& a, std::string
 std::optional<AlgorithmSpec> parse_levels(std::string_view text, std::string& why) {
   const auto slash = text.find('/');
   if (slash == std::string_view::npos) {
-    why = "node-aware: write node-aware:BETWEEN/WITHIN, e.g. node-aware:pipeline-chain/binomial "
-          "(got '" + std::string(text) + "')";
+    why =
+        "node-aware: write node-aware:BETWEEN/WITHIN, e.g. node-aware:pipeline-chain/binomial "
+        "(got '" +
+        std::string(text) + "')";
     return std::nullopt;
   }
   const auto between = parse_algorithm_spec(text.substr(0, slash), &why);
@@ -404,7 +409,8 @@ std::optional<AlgorithmSpec> parse_algorithm_spec(std::string_view text, std::st
     const auto executor = parse_executor_spec(text.substr(at + 1), &why);
     if (!executor) return std::nullopt;
     if (spec->algorithm == Algorithm::mpi) {
-      why = "mpi is the library's broadcast: it takes no executor (got '" + std::string(text) + "')";
+      why =
+          "mpi is the library's broadcast: it takes no executor (got '" + std::string(text) + "')";
       return std::nullopt;
     }
     spec->executor = executor;
@@ -419,7 +425,8 @@ std::optional<AlgorithmSpec> parse_algorithm_spec(std::string_view text, std::st
   }
   if (colon == std::string_view::npos) return AlgorithmSpec(*algorithm);
   const AlgorithmInfo& a = row(*algorithm).info;
-  if (a.parameter == ParameterKind::levels) return detail::parse_levels(text.substr(colon + 1), why);
+  if (a.parameter == ParameterKind::levels)
+    return detail::parse_levels(text.substr(colon + 1), why);
   if (a.parameter == ParameterKind::none) {
     why = std::string(a.name) + " takes no parameter (got '" + std::string(text) + "')";
     return std::nullopt;

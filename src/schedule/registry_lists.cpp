@@ -12,11 +12,16 @@ namespace leancast {
 
 std::string algorithm_usage(const AlgorithmInfo& info) {
   switch (info.parameter) {
-    case ParameterKind::segment_bytes: return std::string(info.name) + "[:SEGMENT_BYTES]";
-    case ParameterKind::radix: return std::string(info.name) + "[:RADIX]";
-    case ParameterKind::block_count: return std::string(info.name) + "[:BLOCKS]";
-    case ParameterKind::levels: return std::string(info.name) + "[:BETWEEN/WITHIN]";
-    case ParameterKind::none: break;
+    case ParameterKind::segment_bytes:
+      return std::string(info.name) + "[:SEGMENT_BYTES]";
+    case ParameterKind::radix:
+      return std::string(info.name) + "[:RADIX]";
+    case ParameterKind::block_count:
+      return std::string(info.name) + "[:BLOCKS]";
+    case ParameterKind::levels:
+      return std::string(info.name) + "[:BETWEEN/WITHIN]";
+    case ParameterKind::none:
+      break;
   }
   return std::string(info.name);
 }
@@ -32,7 +37,8 @@ std::string algorithm_names() {
 
 std::string algorithm_help() {
   std::size_t width = 0;
-  for (const AlgorithmInfo& a : algorithm_registry()) width = std::max(width, algorithm_usage(a).size());
+  for (const AlgorithmInfo& a : algorithm_registry())
+    width = std::max(width, algorithm_usage(a).size());
   std::string help;
   for (const AlgorithmInfo& a : algorithm_registry()) {
     std::string usage = algorithm_usage(a);
@@ -41,11 +47,12 @@ std::string algorithm_help() {
     if (!a.alias.empty()) help += "; also '" + std::string(a.alias) + "'";
     if (a.parameter == ParameterKind::segment_bytes || a.parameter == ParameterKind::radix ||
         a.parameter == ParameterKind::block_count) {
-      help += " (" + detail::parameter_text(a.parameter, a.min_parameter) + ".." +
-              detail::parameter_text(a.parameter, a.max_parameter) + ", default " +
-              (a.default_parameter == 0 ? std::string("one per 64K")
-                                        : detail::parameter_text(a.parameter, a.default_parameter)) +
-              ")";
+      help +=
+          " (" + detail::parameter_text(a.parameter, a.min_parameter) + ".." +
+          detail::parameter_text(a.parameter, a.max_parameter) + ", default " +
+          (a.default_parameter == 0 ? std::string("one per 64K")
+                                    : detail::parameter_text(a.parameter, a.default_parameter)) +
+          ")";
     }
     help += "\n";
   }

@@ -22,12 +22,14 @@ namespace leancast::detail {
 RankSchedule split_binary_tree_schedule(const BcastShape& shape, int rank,
                                         std::uint64_t segment_bytes) {
   // At least two segments, one per half (the second may be empty for a 1-byte message).
-  const std::uint64_t segments = std::max<std::uint64_t>(segment_count(shape.bytes, segment_bytes), 2);
+  const std::uint64_t segments =
+      std::max<std::uint64_t>(segment_count(shape.bytes, segment_bytes), 2);
   const std::uint64_t half = (segments + 1) / 2;  // segments [0, half) left, [half, S) right
   ScheduleBuilder out(shape, rank, segments, {"pipeline", "exchange"});
   const int m = shape.procs - 1;  // non-root ranks
   const int left = (m + 1) / 2, right = m - left;
-  const auto swap_round = static_cast<std::uint32_t>(std::bit_width(static_cast<unsigned>(left)) + half - 1);
+  const auto swap_round =
+      static_cast<std::uint32_t>(std::bit_width(static_cast<unsigned>(left)) + half - 1);
   const int q = out.me();
   if (q == 0) {
     add_tree_pipeline(out, {.parent = -1, .depth = 0, .children = {1}}, 0, half);

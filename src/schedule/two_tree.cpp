@@ -77,8 +77,7 @@ RankSchedule two_tree_schedule(const BcastShape& shape, int rank, std::uint64_t 
     return out.finish();
   }
   add_tree_pipeline(out, as_ranks(in_order_place(m, q - 1)), 0, first_half);
-  add_tree_pipeline(out, as_ranks(second_tree_place(m, q - 1)), first_half,
-                    segments - first_half);
+  add_tree_pipeline(out, as_ranks(second_tree_place(m, q - 1)), first_half, segments - first_half);
   return out.finish();
 }
 

@@ -2,7 +2,8 @@
 //  - Round model (schedule.hpp; the rounds executor's): every send is matched by a receive of
 //    the same bytes in the same round, in the same order per pair, and only carries bytes
 //    its sender held before that round.
-//  - Dataflow model (the dataflow executor's and the cost model's): no rounds; the k-th send from s to r matches the
+//  - Dataflow model (the dataflow executor's and the cost model's): no rounds; the k-th send from s
+//  to r matches the
 //    k-th receive at r from s (MPI's non-overtaking rule), receives are posted in schedule
 //    order a window at a time, and a send is posted once its sender holds its bytes, after
 //    the earlier sends to the same peer. The play must complete every message.
@@ -156,8 +157,8 @@ class Verifier {
         bad("outside the buffer of " + std::to_string(shape_.bytes) + " bytes");
       }
       std::vector<Message>& list = send ? sends_ : recvs_;
-      list.push_back(Message{op.round, send ? rank : op.peer, send ? op.peer : rank, 0,
-                             list.size(), op.bytes});
+      list.push_back(Message{op.round, send ? rank : op.peer, send ? op.peer : rank, 0, list.size(),
+                             op.bytes});
     }
   }
 
@@ -190,8 +191,7 @@ class Verifier {
     bool matched = true;
     std::size_t i = 0, j = 0;
     while (i < sends.size() || j < recvs.size()) {
-      if (j == recvs.size() ||
-          (i < sends.size() && sends[i].round_key() < recvs[j].round_key())) {
+      if (j == recvs.size() || (i < sends.size() && sends[i].round_key() < recvs[j].round_key())) {
         problem(describe(sends[i++], "unmatched send"));
         matched = false;
       } else if (i == sends.size() || recvs[j].round_key() < sends[i].round_key()) {
@@ -317,8 +317,7 @@ class Verifier {
     std::vector<std::size_t> work;  // pairs that may progress
 
     const auto post_receives = [&](int rank) {
-      while (next_recv[rank] < recv_begin_[rank + 1] &&
-             (window == 0 || in_flight[rank] < window)) {
+      while (next_recv[rank] < recv_begin_[rank + 1] && (window == 0 || in_flight[rank] < window)) {
         const std::size_t p = recv_pair_[next_recv[rank]++];
         ++posted[p], ++in_flight[rank];
         work.push_back(p);
@@ -361,17 +360,17 @@ class Verifier {
     if (completed == total) return true;
     const std::string model =
         window == 0 ? "unbounded receive window" : "receive window " + std::to_string(window);
-    problem("dataflow play (" + model + ") stalls: " + std::to_string(total - completed) +
-            " of " + std::to_string(total) + " messages never complete");
+    problem("dataflow play (" + model + ") stalls: " + std::to_string(total - completed) + " of " +
+            std::to_string(total) + " messages never complete");
     // Every stall has a send that waits for bytes: a receive that is never posted waits
     // behind receives whose sends are not posted.
     for (int rank = 0; rank < shape_.procs; ++rank) {
       for (const auto& [missing, p] : waiters[rank]) {
         const Pair& pair = pairs_[p];
         problem("rank " + std::to_string(rank) + " cannot send " +
-                text(sends_[pair.sends + sent[p]].bytes) + " to " +
-                std::to_string(pair.receiver) + " (message " + std::to_string(sent[p]) +
-                " of the pair): it never holds byte " + std::to_string(missing));
+                text(sends_[pair.sends + sent[p]].bytes) + " to " + std::to_string(pair.receiver) +
+                " (message " + std::to_string(sent[p]) + " of the pair): it never holds byte " +
+                std::to_string(missing));
       }
     }
     end_check();
@@ -392,8 +391,7 @@ class Verifier {
 
 }  // namespace
 
-VerifyReport verify_schedules(const std::vector<RankSchedule>& schedules,
-                              const BcastShape& shape) {
+VerifyReport verify_schedules(const std::vector<RankSchedule>& schedules, const BcastShape& shape) {
   return Verifier(schedules, shape).run();
 }
 

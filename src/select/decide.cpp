@@ -69,7 +69,8 @@ Decision decide(const Settings& settings, std::optional<AlgorithmSpec> per_call,
   if (per_comm) return situation.named(*per_comm, kByCommInfo);
   if (settings.algorithm) return situation.named(*settings.algorithm, "LEANCAST_BCAST_ALGORITHM");
   for (const RuleSet* rules : {&settings.rules, &settings.config}) {
-    if (const Rule* rule = situation.match(*rules)) return situation.named(rule->algorithm, rule->where);
+    if (const Rule* rule = situation.match(*rules))
+      return situation.named(rule->algorithm, rule->where);
   }
   return situation.named(Algorithm::automatic, "default");
 }

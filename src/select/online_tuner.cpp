@@ -78,9 +78,11 @@ std::vector<AlgorithmSpec> model_ranking(const BcastShape& shape) {
   // either segment size) are one schedule: the first stands for both.
   std::vector<AlgorithmSpec> out;
   for (std::size_t i = 0; i < ranked.size(); ++i) {
-    const bool same_as_earlier = std::any_of(ranked.begin(), ranked.begin() + i, [&](const auto& earlier) {
-      return earlier.second.algorithm == ranked[i].second.algorithm && earlier.first == ranked[i].first;
-    });
+    const bool same_as_earlier =
+        std::any_of(ranked.begin(), ranked.begin() + i, [&](const auto& earlier) {
+          return earlier.second.algorithm == ranked[i].second.algorithm &&
+                 earlier.first == ranked[i].first;
+        });
     if (!same_as_earlier) out.push_back(ranked[i].second);
   }
   std::lock_guard lock(mutex);

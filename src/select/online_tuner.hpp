@@ -22,9 +22,9 @@
 namespace leancast::detail {
 
 struct TuneSettings {
-  int warmup = 1;      // LEANCAST_TUNE_WARMUP: untimed calls per candidate
-  int trials = 8;      // LEANCAST_TUNE_TRIALS: timed calls per candidate
-  int candidates = 4;  // LEANCAST_TUNE_CANDIDATES=N: at most this many, mpi included
+  int warmup = 1;                   // LEANCAST_TUNE_WARMUP: untimed calls per candidate
+  int trials = 8;                   // LEANCAST_TUNE_TRIALS: timed calls per candidate
+  int candidates = 4;               // LEANCAST_TUNE_CANDIDATES=N: at most this many, mpi included
   std::vector<AlgorithmSpec> list;  // LEANCAST_TUNE_CANDIDATES=a,b,...: exactly these (and mpi)
   // The within-node algorithms (shm, cma, cma-split) may be candidates where every rank is
   // on one node (not under SMPI, which does not run them).
@@ -98,8 +98,8 @@ class OnlineTuner {
   struct ClassState {
     TunedClass result;
     std::vector<std::vector<double>> times;  // per candidate, the timed calls
-    std::size_t current = 0;  // the candidate on trial
-    int calls = 0;            // its calls so far
+    std::size_t current = 0;                 // the candidate on trial
+    int calls = 0;                           // its calls so far
     bool done = false;
   };
   TuneSettings settings_;

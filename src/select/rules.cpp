@@ -57,9 +57,9 @@ struct RuleParser {
                rule.configured.end()) {
       error = "configured=" + std::string(setting) + " is given twice";
     } else {
-      rule.configured.insert(std::upper_bound(rule.configured.begin(), rule.configured.end(),
-                                              setting),
-                             std::string(setting));
+      rule.configured.insert(
+          std::upper_bound(rule.configured.begin(), rule.configured.end(), setting),
+          std::string(setting));
     }
     return error.empty();
   }
@@ -88,8 +88,10 @@ struct RuleParser {
 
   bool condition(std::string_view text) {
     const auto equals = text.find('=');
-    const std::string_view key = equals == std::string_view::npos ? "bytes" : text.substr(0, equals);
-    const std::string_view value = equals == std::string_view::npos ? text : text.substr(equals + 1);
+    const std::string_view key =
+        equals == std::string_view::npos ? "bytes" : text.substr(0, equals);
+    const std::string_view value =
+        equals == std::string_view::npos ? text : text.substr(equals + 1);
     if (key == "library") return library(value);
     if (key == "configured") return configured(value);
     bool* seen = key == "bytes"   ? &seen_bytes
@@ -97,7 +99,8 @@ struct RuleParser {
                  : key == "ppn"   ? &seen_ppn
                                   : nullptr;
     if (seen == nullptr) {
-      error = "unknown condition '" + std::string(key) + "' (known: bytes, procs, ppn, library, configured)";
+      error = "unknown condition '" + std::string(key) +
+              "' (known: bytes, procs, ppn, library, configured)";
       return false;
     }
     if (*seen) {

@@ -47,11 +47,11 @@ Configuration configuration_of(std::vector<std::string> settings);
 struct Rule {
   Range procs;
   Range bytes;
-  Range ppn;  // ranks per node
-  std::string library;  // empty: any; else the MPI library leancast must be built against
+  Range ppn;                 // ranks per node
+  std::string library;       // empty: any; else the MPI library leancast must be built against
   Configuration configured;  // empty: any; else the library's configuration, exactly
-  AlgorithmSpec algorithm;  // with its parameter: "procs=8- 1M-:pipeline-chain:128K"
-  std::string where;  // for logs: "LEANCAST_BCAST_RULES rule 2", "/path/rules line 7"
+  AlgorithmSpec algorithm;   // with its parameter: "procs=8- 1M-:pipeline-chain:128K"
+  std::string where;         // for logs: "LEANCAST_BCAST_RULES rule 2", "/path/rules line 7"
 };
 
 // The MPI library this build of leancast runs on, as library= names it.

@@ -50,8 +50,8 @@ void read_config(const Lookup& lookup, Settings& settings) {
   std::ostringstream text;
   if (std::filesystem::is_regular_file(path, error) && file) text << file.rdbuf();
   if (!std::filesystem::is_regular_file(path, error) || !file || file.bad()) {
-    settings.warnings.push_back(std::string("LEANCAST_CONFIG=") + path +
-                                ": cannot read the file" + ignored("LEANCAST_CONFIG"));
+    settings.warnings.push_back(std::string("LEANCAST_CONFIG=") + path + ": cannot read the file" +
+                                ignored("LEANCAST_CONFIG"));
     return;
   }
   ParsedRules parsed = parse_rules(text.str(), path, true);
@@ -77,18 +77,18 @@ void read_switch(const Lookup& lookup, const char* name, Settings& settings, boo
 }
 
 // An integer setting in [low, high]; `out` is left as it is when unset or malformed.
-void read_integer(const Lookup& lookup, const char* name, Settings& settings, int& out,
-                  int low = 1, int high = 1 << 30) {
+void read_integer(const Lookup& lookup, const char* name, Settings& settings, int& out, int low = 1,
+                  int high = 1 << 30) {
   const char* value = value_of(lookup, name);
   if (value == nullptr) return;
   const std::string_view v(value);
   int n = 0;
   const auto [end, failed] = std::from_chars(v.data(), v.data() + v.size(), n);
   if (failed != std::errc() || end != v.data() + v.size() || n < low || n > high) {
-    const std::string wanted = low == 1 && high == 1 << 30
-                                   ? "a positive integer"
-                                   : "an integer from " + std::to_string(low) + " to " +
-                                         std::to_string(high);
+    const std::string wanted =
+        low == 1 && high == 1 << 30
+            ? "a positive integer"
+            : "an integer from " + std::to_string(low) + " to " + std::to_string(high);
     settings.warnings.push_back(std::string(name) + "=" + value + " is not " + wanted +
                                 ignored(name));
     return;
@@ -122,7 +122,8 @@ void read_tune_candidates(const Lookup& lookup, Settings& settings) {
     const std::size_t end = std::min(v.find(',', begin), v.size());
     std::string error;
     const auto spec = parse_algorithm_spec(v.substr(begin, end - begin), &error);
-    if (spec && spec->algorithm == Algorithm::automatic) error = "auto is what online tuning chooses for";
+    if (spec && spec->algorithm == Algorithm::automatic)
+      error = "auto is what online tuning chooses for";
     if (!spec || !error.empty()) {
       settings.warnings.push_back("LEANCAST_TUNE_CANDIDATES=" + std::string(v) + ": " + error +
                                   ignored("LEANCAST_TUNE_CANDIDATES"));

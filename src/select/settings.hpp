@@ -38,27 +38,27 @@
 
 namespace leancast::detail {
 
-
 struct Settings {
   std::optional<AlgorithmSpec> algorithm;  // LEANCAST_BCAST_ALGORITHM
-  RuleSet rules;                       // LEANCAST_BCAST_RULES
-  RuleSet config;                      // the rules of the LEANCAST_CONFIG file
-  bool verbose = false;                // LEANCAST_VERBOSE
-  bool check = false;                  // LEANCAST_CHECK
-  int ranks_per_node = 0;              // LEANCAST_RANKS_PER_NODE; 0: ask MPI
-  // LEANCAST_EXECUTOR; by default dataflow with one round of lookahead (docs/algorithms.md#executors)
+  RuleSet rules;                           // LEANCAST_BCAST_RULES
+  RuleSet config;                          // the rules of the LEANCAST_CONFIG file
+  bool verbose = false;                    // LEANCAST_VERBOSE
+  bool check = false;                      // LEANCAST_CHECK
+  int ranks_per_node = 0;                  // LEANCAST_RANKS_PER_NODE; 0: ask MPI
+  // LEANCAST_EXECUTOR; by default dataflow with one round of lookahead
+  // (docs/algorithms.md#executors)
   ExecutorSpec executor{ExecutorSpec::Kind::dataflow, 1};
-  int window = 0;                      // LEANCAST_WINDOW; 0: the executor's default
-  int send_window = 0;                 // LEANCAST_SEND_WINDOW; 0: the executor's default
+  int window = 0;       // LEANCAST_WINDOW; 0: the executor's default
+  int send_window = 0;  // LEANCAST_SEND_WINDOW; 0: the executor's default
   // LEANCAST_STREAM_ABOVE; off: never. 8 MiB: from there streaming cost nothing measurable
   // where the buffer stayed cached and gained where it did not (docs/algorithms.md#shm-new).
   std::uint64_t stream_above = std::uint64_t{8} << 20;
-  bool progress_thread = false;        // LEANCAST_PROGRESS_THREAD (nonblocking broadcasts)
-  bool tune_online = false;            // LEANCAST_TUNE=online
-  TuneSettings tune;                   // LEANCAST_TUNE_WARMUP, _TRIALS, _CANDIDATES
-  std::string tune_path;               // LEANCAST_TUNE_FILE; empty: none
-  TuneFile tune_file;                  // what it holds
-  std::vector<std::string> warnings;   // one per malformed setting, ready to print
+  bool progress_thread = false;       // LEANCAST_PROGRESS_THREAD (nonblocking broadcasts)
+  bool tune_online = false;           // LEANCAST_TUNE=online
+  TuneSettings tune;                  // LEANCAST_TUNE_WARMUP, _TRIALS, _CANDIDATES
+  std::string tune_path;              // LEANCAST_TUNE_FILE; empty: none
+  TuneFile tune_file;                 // what it holds
+  std::vector<std::string> warnings;  // one per malformed setting, ready to print
   // The first by name of the environment's variables that configure the MPI library's
   // broadcast (OMPI_MCA_coll_sm_priority, MPIR_CVAR_BCAST_INTRA_ALGORITHM, ...); empty: none.
   std::string library_configured;

@@ -87,8 +87,7 @@ TEST(BcastCheck, Count) {
     std::vector<int> data(600, 7);
     const int count = odd_one() ? 500 : 250;  // 2000 bytes against 1000
     const Result r = run([&] { return bcast(data.data(), count, MPI_INT, 0, comm, spec); });
-    expect_error(r, MPI_ERR_COUNT,
-                 {the_others() + " 1000 bytes", the_odd_one() + " 2000 bytes"});
+    expect_error(r, MPI_ERR_COUNT, {the_others() + " 1000 bytes", the_odd_one() + " 2000 bytes"});
     // A count of 0 on one rank (it would send and receive nothing) is caught alike.
     const int zero = odd_one() ? 0 : 250;
     const Result z = run([&] { return bcast(data.data(), zero, MPI_INT, 0, comm, spec); });
@@ -118,7 +117,8 @@ TEST(BcastCheck, Algorithm) {
   std::vector<char> data(3000, 'y');
   const Algorithm algorithm = odd_one() ? Algorithm::linear : Algorithm::binomial;
   Result r = run([&] { return bcast(data.data(), 3000, MPI_CHAR, 0, comm, algorithm); });
-  expect_error(r, MPI_ERR_ARG, {"algorithm", the_others() + " binomial", the_odd_one() + " linear"});
+  expect_error(r, MPI_ERR_ARG,
+               {"algorithm", the_others() + " binomial", the_odd_one() + " linear"});
   // The library's own broadcast against a schedule.
   const Algorithm mpi_or_not = odd_one() ? Algorithm::mpi : Algorithm::two_tree;
   r = run([&] { return bcast(data.data(), 3000, MPI_CHAR, 0, comm, mpi_or_not); });
@@ -148,8 +148,7 @@ TEST(BcastCheck, ARankWhoseOwnCheckFailsDoesNotLeaveTheOthersWaiting) {
   const Result r = run([&] { return bcast(data.data(), 100, MPI_CHAR, root, comm); });
   EXPECT_EQ(r.error_class, MPI_ERR_ROOT) << r.message;
   if (!odd_one()) {
-    EXPECT_NE(r.message.find(the_odd_one() + " root " + std::to_string(procs())),
-              std::string::npos)
+    EXPECT_NE(r.message.find(the_odd_one() + " root " + std::to_string(procs())), std::string::npos)
         << r.message;
   }
   still_works(comm, 5);

@@ -174,8 +174,7 @@ TEST(CommInfo, ABadValueWarnsOnceAndIsIgnored) {
     EXPECT_NE(first.find("leancast_bcast_algorithm=ring"), std::string::npos) << first;
     EXPECT_NE(first.find("the hint is ignored"), std::string::npos) << first;
     EXPECT_EQ(again, "");
-    EXPECT_NE(parameter.find("leancast_bcast_algorithm=knomial:1"), std::string::npos)
-        << parameter;
+    EXPECT_NE(parameter.find("leancast_bcast_algorithm=knomial:1"), std::string::npos) << parameter;
   } else {
     EXPECT_EQ(first, "");  // rank 0 of the communicator only
     EXPECT_EQ(parameter, "");

@@ -56,7 +56,8 @@ TEST(BcastComm, SplitDupCreateAndFreeInALoop) {
     int size = 0;
     MPI_Comm_size(split, &size);
     const int count = 1000 + 9000 * (iteration % 3);
-    EXPECT_EQ(fill_and_bcast(split, count, size - 1, iteration, Algorithm::scatter_ring_tuned), count);
+    EXPECT_EQ(fill_and_bcast(split, count, size - 1, iteration, Algorithm::scatter_ring_tuned),
+              count);
     EXPECT_EQ(fill_and_bcast(dup, count, 0, iteration + 100, Algorithm::scatter_doubling), count);
     if (created != MPI_COMM_NULL) {
       EXPECT_EQ(fill_and_bcast(created, count, 0, iteration + 200, Algorithm::binomial), count);

@@ -15,7 +15,7 @@
 namespace leancast::test {
 namespace {
 
-constexpr std::uint64_t kGuard = 64;      // bytes after the buffer that must stay untouched
+constexpr std::uint64_t kGuard = 64;  // bytes after the buffer that must stay untouched
 constexpr unsigned char kUnset = 0xEE;
 
 std::vector<std::uint64_t> sizes_under_test(int procs) {
@@ -62,9 +62,9 @@ TEST(BcastData, PipelineRoundsBeyondTheTagRange) {
     if (rank == root) {
       for (std::uint64_t i = 0; i < bytes; ++i) buf[i] = pattern(99, i);
     }
-    ASSERT_EQ(LC_Bcast_with(buf.data(), static_cast<int>(bytes), MPI_BYTE, root, MPI_COMM_WORLD,
-                            name),
-              MPI_SUCCESS);
+    ASSERT_EQ(
+        LC_Bcast_with(buf.data(), static_cast<int>(bytes), MPI_BYTE, root, MPI_COMM_WORLD, name),
+        MPI_SUCCESS);
     std::uint64_t wrong = 0;
     for (std::uint64_t i = 0; i < bytes; ++i) wrong += buf[i] != pattern(99, i);
     EXPECT_EQ(wrong, 0u) << name << " rank=" << rank;
@@ -102,7 +102,8 @@ TEST(BcastData, PerCallNamesAliasesAndMpi) {
   for (const char* name : {"native", "opt", "scatter_ring_tuned", "mpi"}) {
     std::vector<int> data(count, rank == procs - 1 ? 9 : 0);
     ASSERT_EQ(LC_Bcast_with(data.data(), count, MPI_INT, procs - 1, MPI_COMM_WORLD, name),
-              MPI_SUCCESS) << name;
+              MPI_SUCCESS)
+        << name;
     EXPECT_EQ(std::count(data.begin(), data.end(), 9), count) << name;
   }
   std::vector<double> values(3001, rank == 0 ? 2.5 : 0);

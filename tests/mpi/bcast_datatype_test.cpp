@@ -64,9 +64,9 @@ TEST(BcastDatatype, StridedVectorLeavesGapsUntouched) {
 }
 
 struct Record {
-  char tag;      // 7 bytes of padding follow
+  char tag;  // 7 bytes of padding follow
   double value;
-  short small;   // 6 bytes of padding follow
+  short small;  // 6 bytes of padding follow
 };
 
 TEST(BcastDatatype, StructKeepsPaddingUntouched) {
@@ -86,7 +86,8 @@ TEST(BcastDatatype, StructKeepsPaddingUntouched) {
       std::vector<Record> records(count);
       std::memset(records.data(), rank == root ? 0x11 : 0xAB, records.size() * sizeof(Record));
       if (rank == root) {
-        for (int i = 0; i < count; ++i) records[i] = {char('a' + i % 26), i * 0.25, short(i % 1000)};
+        for (int i = 0; i < count; ++i)
+          records[i] = {char('a' + i % 26), i * 0.25, short(i % 1000)};
       } else {
         for (Record& r : records) r.tag = 0, r.value = 0, r.small = 0;  // padding stays 0xAB
       }
@@ -124,9 +125,8 @@ TEST(BcastDatatype, DifferentTypesWithTheSameSignature) {
         if (rank == root) {
           for (int i = 0; i < n; ++i) data[contiguous ? i : 2 * i] = i + 1;
         }
-        const int rc = contiguous
-                           ? bcast(data.data(), n, MPI_INT, root, MPI_COMM_WORLD, algorithm)
-                           : bcast(data.data(), 1, strided, root, MPI_COMM_WORLD, algorithm);
+        const int rc = contiguous ? bcast(data.data(), n, MPI_INT, root, MPI_COMM_WORLD, algorithm)
+                                  : bcast(data.data(), 1, strided, root, MPI_COMM_WORLD, algorithm);
         ASSERT_EQ(rc, MPI_SUCCESS);
         int wrong = 0;
         for (int i = 0; i < n; ++i) {
@@ -223,7 +223,6 @@ TEST(BcastDatatype, OddTypeMapsMatchTheLibraryByteForByte) {
     }
   }
 }
-
 
 // The packed bytes per piece leancast uses: LEANCAST_TEST_PIECE_BYTES or its 64 KiB.
 std::uint64_t piece_target() {

@@ -75,8 +75,8 @@ TEST_F(BcastErrors, EachBadArgumentHasItsClass) {
                "segment not a number");
   expect_class(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, "binomial:2"), MPI_ERR_ARG,
                "parameter of binomial");
-  expect_class(bcast(data, 8, MPI_INT, 0, comm_, AlgorithmSpec{Algorithm::knomial, 1}),
-               MPI_ERR_ARG, "C++ radix 1");
+  expect_class(bcast(data, 8, MPI_INT, 0, comm_, AlgorithmSpec{Algorithm::knomial, 1}), MPI_ERR_ARG,
+               "C++ radix 1");
   // Every parameter is range-checked alike (the registry row's range).
   expect_class(LC_Bcast_with(data, 8, MPI_INT, 0, comm_, "circulant:4294967296"), MPI_ERR_ARG,
                "2^32 circulant blocks");
@@ -179,8 +179,9 @@ TEST_F(BcastErrors, ErrorStringsNameTheProblem) {
   const int range_rc = LC_Bcast_with(data, 1, MPI_INT, 0, comm_, "circulant:4294967296");
   ASSERT_EQ(MPI_Error_string(range_rc, text, &length), MPI_SUCCESS);
   const std::string range_text(text, length);
-  EXPECT_TRUE(range_text == "leancast: circulant: the block count must be an integer from 1 to "
-                            "1048576 (got 4294967296)" ||
+  EXPECT_TRUE(range_text ==
+                  "leancast: circulant: the block count must be an integer from 1 to "
+                  "1048576 (got 4294967296)" ||
               range_rc == MPI_ERR_ARG)
       << "code " << range_rc << ": " << range_text;
   int range_class = MPI_SUCCESS;

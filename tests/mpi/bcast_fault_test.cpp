@@ -40,8 +40,8 @@ int error_class(int code) {
 struct Fault {
   const char* executor;  // "dataflow" or "rounds"
   const char* algorithm;
-  const char* fail;      // LEANCAST_TEST_FAIL
-  int rank;              // where; -1: the last rank
+  const char* fail;  // LEANCAST_TEST_FAIL
+  int rank;          // where; -1: the last rank
   // The rank gives up with messages for it left unreceived: the next broadcast on the
   // communicator takes those (it has another signature, so they make it fail there).
   bool leaves_messages = false;
@@ -93,8 +93,8 @@ void run_fault(const Fault& fault, std::uint64_t seed) {
   // Every executor (rounds is dataflow's code held to one round) leaves nothing posted.
   EXPECT_EQ(lc_fault_shim_live_requests(), live_before) << what << ": requests left posted";
   // The communicator carries the next broadcast (of another count: see leaves_messages).
-  const int next = broadcast(comm, fault.algorithm, kBytes + 3, seed + 2,
-                             what + ", then a correct broadcast");
+  const int next =
+      broadcast(comm, fault.algorithm, kBytes + 3, seed + 2, what + ", then a correct broadcast");
   if (!fault.leaves_messages || rank != failing) {
     EXPECT_EQ(next, MPI_SUCCESS) << what << ", then a correct broadcast: rank " << rank;
   }
@@ -208,7 +208,8 @@ TEST(SharedMemoryFaults, ARankThatCannotMapItFailsShmOnEveryRank) {
     if (rank == failing) {
       EXPECT_GT(injected, 0) << "shm_open did not fail";
     }
-    EXPECT_EQ(error_class(rc), MPI_ERR_UNSUPPORTED_OPERATION) << "rank " << rank << ", failing " << failing;
+    EXPECT_EQ(error_class(rc), MPI_ERR_UNSUPPORTED_OPERATION)
+        << "rank " << rank << ", failing " << failing;
     EXPECT_EQ(error_class(again), MPI_ERR_UNSUPPORTED_OPERATION) << "rank " << rank;
     if (fell_back) {
       EXPECT_EQ(*fell_back, MPI_SUCCESS) << "auto falls back on rank " << rank;

@@ -93,8 +93,8 @@ int run_view(MPI_Comm comm, const View& view, int true_root, std::uint64_t true_
   if (holds) {
     for (std::uint64_t i = 0; i < view.bytes; ++i) buf[i] = pattern(own, i);
   }
-  const int rc = bcast(buf.data(), static_cast<int>(view.bytes), MPI_BYTE, view.root, comm,
-                       view.algorithm);
+  const int rc =
+      bcast(buf.data(), static_cast<int>(view.bytes), MPI_BYTE, view.root, comm, view.algorithm);
   std::uint64_t past = 0, wrong = 0;
   for (std::uint64_t i = view.bytes; i < view.bytes + kGuard; ++i) past += buf[i] != kUnset;
   EXPECT_EQ(past, 0u) << what << ": rank " << rank << " wrote past its count";
@@ -157,7 +157,8 @@ void run_case(const Case& c, const std::shared_ptr<const NodeMap>& nodes, Report
   // A view whose broadcast goes through shared memory (auto, or node-aware's level left to
   // it, may choose shm for 2 ranks per node) is outside the model: not run.
   for (const View& view : c.views) {
-    if (uses_shared_memory(resolve_automatic(view.algorithm, {procs, view.root, view.bytes, nodes}))) {
+    if (uses_shared_memory(
+            resolve_automatic(view.algorithm, {procs, view.root, view.bytes, nodes}))) {
       return;
     }
   }
@@ -214,11 +215,12 @@ void run_all(const std::string& kind, std::vector<Case> (*make)(const std::strin
     for (const Case& c : make(name, procs)) run_case(c, nodes, report);
   }
   if (world_rank() == 0) {
-    std::printf("%s, P=%d: %d cases run (%d rank errors, %d of them sure; %d cases seen by "
-                "the next broadcast only), %d not run (would hang), %d left messages that "
-                "failed the next broadcast\n",
-                kind.c_str(), procs, report.run, report.errors, report.sure_errors,
-                report.unseen, report.hanging, report.stale);
+    std::printf(
+        "%s, P=%d: %d cases run (%d rank errors, %d of them sure; %d cases seen by "
+        "the next broadcast only), %d not run (would hang), %d left messages that "
+        "failed the next broadcast\n",
+        kind.c_str(), procs, report.run, report.errors, report.sure_errors, report.unseen,
+        report.hanging, report.stale);
     if (std::getenv("LEANCAST_MISMATCH_REPORT") != nullptr) {
       for (const std::string& line : report.hangs) {
         std::printf("  hangs: P=%d %s\n", procs, line.c_str());

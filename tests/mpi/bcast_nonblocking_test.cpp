@@ -352,9 +352,9 @@ TEST(Misuse, DisagreeingCountIsAnErrorAtCompletion) {
     EXPECT_EQ(buf.wrong(), 0u);
   }
   Buffer after(comm, 3000, 0, 10);
-  ASSERT_EQ(LC_Ibcast_with(after.data.data(), after.count(), MPI_BYTE, 0, comm, "binomial",
-                           &request),
-            MPI_SUCCESS);
+  ASSERT_EQ(
+      LC_Ibcast_with(after.data.data(), after.count(), MPI_BYTE, 0, comm, "binomial", &request),
+      MPI_SUCCESS);
   EXPECT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
   EXPECT_EQ(after.wrong(), 0u);
   MPI_Comm_free(&comm);
@@ -426,7 +426,8 @@ TEST(BlockedInLibrary, CallsThatBlockStepTheBroadcasts) {
   MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
   const std::string path = "/tmp/leancast-blocked-" + std::to_string(id);
   std::vector<std::pair<const char*, std::function<void()>>> calls = {
-      {"MPI_File_open", [&] {
+      {"MPI_File_open",
+       [&] {
          MPI_File file;
          ASSERT_EQ(MPI_File_open(MPI_COMM_WORLD, path.c_str(),
                                  MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_DELETE_ON_CLOSE,
@@ -436,7 +437,8 @@ TEST(BlockedInLibrary, CallsThatBlockStepTheBroadcasts) {
        }},
       // (MPI_Win_allocate: Open MPI 4.1 makes no MPI_Win_create window with vader's single
       // copy off, as the tests run it.)
-      {"MPI_Win_allocate", [&] {
+      {"MPI_Win_allocate",
+       [&] {
          int* cell = nullptr;
          MPI_Win win;
          ASSERT_EQ(MPI_Win_allocate(sizeof *cell, sizeof *cell, MPI_INFO_NULL, MPI_COMM_WORLD,
@@ -450,7 +452,8 @@ TEST(BlockedInLibrary, CallsThatBlockStepTheBroadcasts) {
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
   const char* thread = std::getenv("LEANCAST_PROGRESS_THREAD");
   if (!mpich || (thread != nullptr && std::string(thread) == "1")) {
-    calls.emplace_back("PMPI_Barrier", [] { ASSERT_EQ(PMPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS); });
+    calls.emplace_back("PMPI_Barrier",
+                       [] { ASSERT_EQ(PMPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS); });
   }
   calls.emplace_back("MPI_Intercomm_create", [&] {
     MPI_Comm inter = MPI_COMM_NULL;
@@ -462,8 +465,8 @@ TEST(BlockedInLibrary, CallsThatBlockStepTheBroadcasts) {
   for (const auto& [name, call] : calls) {
     Buffer buf(MPI_COMM_WORLD, 1 << 20, 0, ++seed);
     MPI_Request request = MPI_REQUEST_NULL;
-    ASSERT_EQ(LC_Ibcast_with(buf.data.data(), buf.count(), MPI_BYTE, 0, MPI_COMM_WORLD,
-                             "shm:64K", &request),
+    ASSERT_EQ(LC_Ibcast_with(buf.data.data(), buf.count(), MPI_BYTE, 0, MPI_COMM_WORLD, "shm:64K",
+                             &request),
               MPI_SUCCESS);
     if (rank == 0) call();
     ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS) << name;

@@ -66,9 +66,9 @@ TEST_P(WithinNode, SizesAroundLineSegmentAndWindowBoundaries) {
   for (std::uint64_t segment : {std::uint64_t{4096}, std::uint64_t{16384}, std::uint64_t{5000}}) {
     const std::string name = level(std::to_string(segment));
     const std::uint64_t window = window_of(segment);
-    for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{63}, std::uint64_t{64},
-                                std::uint64_t{65}, segment - 1, segment, segment + 1,
-                                window - 1, window, window + 1, window + 37 * segment + 5}) {
+    for (std::uint64_t bytes :
+         {std::uint64_t{1}, std::uint64_t{63}, std::uint64_t{64}, std::uint64_t{65}, segment - 1,
+          segment, segment + 1, window - 1, window, window + 1, window + 37 * segment + 5}) {
       for (int root : roots_under_test(procs)) {
         EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, name, bytes, root, ++seed), 0u)
             << name << " bytes=" << bytes << " root=" << root << " rank=" << world_rank();
@@ -142,9 +142,15 @@ TEST_P(WithinNode, InterleavedWithUserTrafficAndOtherBroadcasts) {
   int received = -1;
   MPI_Request request = MPI_REQUEST_NULL;
   MPI_Irecv(&received, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &request);
-  const std::string algorithms[] = {level(), "binomial", level("4K"), "pipeline-chain:8K",
-                                    "shm", "cma", "node-aware:binomial/" + level(),
-                                    "scatter-ring-tuned", level("1K")};
+  const std::string algorithms[] = {level(),
+                                    "binomial",
+                                    level("4K"),
+                                    "pipeline-chain:8K",
+                                    "shm",
+                                    "cma",
+                                    "node-aware:binomial/" + level(),
+                                    "scatter-ring-tuned",
+                                    level("1K")};
   std::uint64_t seed = 500;
   for (int round = 0; round < 3; ++round) {
     for (const std::string& name : algorithms) {
@@ -196,8 +202,9 @@ TEST_P(WithinNode, TypesThatDifferAmongRanksKeepTheBroadcastsInStep) {
   for (int round = 0; round < 5; ++round) {
     std::vector<int> data(100, -1);
     if (rank == 0) std::iota(data.begin(), data.end(), round * 1000);
-    const int rc = rank == 0 ? LC_Bcast_with(data.data(), 100, MPI_INT, 0, MPI_COMM_WORLD, level().c_str())
-                             : LC_Bcast_with(data.data(), 1, block, 0, MPI_COMM_WORLD, level().c_str());
+    const int rc =
+        rank == 0 ? LC_Bcast_with(data.data(), 100, MPI_INT, 0, MPI_COMM_WORLD, level().c_str())
+                  : LC_Bcast_with(data.data(), 1, block, 0, MPI_COMM_WORLD, level().c_str());
     ASSERT_EQ(rc, MPI_SUCCESS);
     for (int i = 0; i < 100; ++i) ASSERT_EQ(data[i], round * 1000 + i) << "round " << round;
     EXPECT_EQ(wrong_bytes(MPI_COMM_WORLD, "binomial", 5000, round % world_size(), seed), 0u);

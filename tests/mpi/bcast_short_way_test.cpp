@@ -139,7 +139,7 @@ TEST_F(ShortWay, RepeatedNonblockingDeferralGoesToMpiIbcast) {
     ASSERT_EQ(nonblocking(0, seed, mpi), 0) << "a repeat on the short way, seed " << seed;
   }
   ASSERT_EQ(nonblocking(0, 11, std::nullopt), 0);  // auto: 64 B
-  if (world_size() > 1) {  // (one rank runs linear, which sends nothing)
+  if (world_size() > 1) {                          // (one rank runs linear, which sends nothing)
     EXPECT_TRUE(ibcast_passes_at_once(call(0), nullptr)) << "auto deferred below 16 KiB";
     const AlgorithmSpec binomial(Algorithm::binomial);
     ASSERT_EQ(nonblocking(0, 12, binomial), 0);

@@ -72,9 +72,12 @@ Layout layout_of(MPI_Comm comm, std::uint64_t bytes, int call) {
   }();
   const auto n = static_cast<int>(bytes);
   switch ((rank_of(comm) + call) % 3) {
-    case 0: return {MPI_INT, n / 4, "MPI_INT"};
-    case 1: return {MPI_BYTE, n, "MPI_BYTE"};
-    default: return {four_ints, n / 16, "4 x MPI_INT"};
+    case 0:
+      return {MPI_INT, n / 4, "MPI_INT"};
+    case 1:
+      return {MPI_BYTE, n, "MPI_BYTE"};
+    default:
+      return {four_ints, n / 16, "4 x MPI_INT"};
   }
 }
 
@@ -119,7 +122,8 @@ std::vector<std::string> all_ranks(MPI_Comm comm, const std::string& mine) {
   std::vector<char> every(static_cast<std::size_t>(kWidth) * size_of(comm));
   MPI_Allgather(text, kWidth, MPI_CHAR, every.data(), kWidth, MPI_CHAR, comm);
   std::vector<std::string> out;
-  for (int r = 0; r < size_of(comm); ++r) out.emplace_back(&every[static_cast<std::size_t>(r) * kWidth]);
+  for (int r = 0; r < size_of(comm); ++r)
+    out.emplace_back(&every[static_cast<std::size_t>(r) * kWidth]);
   return out;
 }
 
@@ -140,8 +144,8 @@ std::string agreed_winner(MPI_Comm comm, std::uint64_t bytes) {
   const std::string mine = name_of(tuned_algorithm(comm, bytes));
   const std::vector<std::string> every = all_ranks(comm, mine);
   for (std::size_t r = 0; r < every.size(); ++r) {
-    EXPECT_EQ(every[r], every[0]) << "rank " << r << " tuned " << bytes << " bytes to "
-                                  << every[r] << ", rank 0 to " << every[0];
+    EXPECT_EQ(every[r], every[0]) << "rank " << r << " tuned " << bytes << " bytes to " << every[r]
+                                  << ", rank 0 to " << every[0];
   }
   EXPECT_NE(mine, "(untuned)");
   return every[0];
@@ -215,8 +219,10 @@ TEST(BcastTuning, DataCorrectDuringTrialsAndEveryRankSettlesOnTheSameWinner) {
   }
   // The winners run from now on: still correct, and settled for good.
   for (int call = 1000; call < 1006; ++call) {
-    for (std::uint64_t bytes : {std::uint64_t{1024}, std::uint64_t{120000}, std::uint64_t{1} << 20}) {
-      EXPECT_EQ(checked_bcast(comm, bytes, root_for(comm, call), call), 0) << bytes << " bytes, tuned";
+    for (std::uint64_t bytes :
+         {std::uint64_t{1024}, std::uint64_t{120000}, std::uint64_t{1} << 20}) {
+      EXPECT_EQ(checked_bcast(comm, bytes, root_for(comm, call), call), 0)
+          << bytes << " bytes, tuned";
     }
   }
   EXPECT_EQ(agreed_winner(comm, 1024), winners[0]);
@@ -233,8 +239,10 @@ TEST(BcastTuning, AFreshDuplicateStartsUntuned) {
   OwnedComm second(static_cast<MPI_Comm>(first));
   EXPECT_FALSE(tuned_algorithm(second, 4096).has_value());
   EXPECT_EQ(checked_bcast(second, 4096, root_for(second, 1), 1), 0);
-  EXPECT_FALSE(tuned_algorithm(second, 4096).has_value()) << "one call settled a fresh communicator";
-  EXPECT_EQ(name_of(tuned_algorithm(first, 4096)), winner) << "the duplicate's trials changed its parent's";
+  EXPECT_FALSE(tuned_algorithm(second, 4096).has_value())
+      << "one call settled a fresh communicator";
+  EXPECT_EQ(name_of(tuned_algorithm(first, 4096)), winner)
+      << "the duplicate's trials changed its parent's";
   expect_default_trial_count(tune_class(second, 4096, limit) + 1, 4096);
   agreed_winner(second, 4096);
   EXPECT_FALSE(tuned_algorithm(MPI_COMM_WORLD, 4096).has_value());
@@ -254,7 +262,9 @@ TEST(BcastTuning, ACallThatNamesItsAlgorithmIsNeverTuned) {
   int unnamed = 0;
   for (int call = 1; call <= 4 * per + 1; ++call) {
     for (int named = 0; named < 3; ++named) {
-      EXPECT_EQ(checked_bcast(comm, 4096, root_for(comm, named), call * 10 + named, Algorithm::binomial), 0);
+      EXPECT_EQ(
+          checked_bcast(comm, 4096, root_for(comm, named), call * 10 + named, Algorithm::binomial),
+          0);
     }
     EXPECT_EQ(checked_bcast(comm, 4096, root_for(comm, call), call), 0);
     ++unnamed;
@@ -316,7 +326,8 @@ TEST(BcastTuningList, TheWinnerIsListedOrMpi) {
         << bytes << " bytes: not exactly the listed candidates and mpi were tried";
     const std::string winner = agreed_winner(comm, bytes);
     EXPECT_TRUE(std::find(allowed.begin(), allowed.end(), winner) != allowed.end())
-        << bytes << " bytes: the winner " << winner << " is neither listed nor mpi (" << list << ")";
+        << bytes << " bytes: the winner " << winner << " is neither listed nor mpi (" << list
+        << ")";
   }
 }
 

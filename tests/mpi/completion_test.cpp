@@ -191,8 +191,8 @@ struct StatusView {
 };
 
 std::ostream& operator<<(std::ostream& out, const StatusView& s) {
-  return out << "{source " << s.source << " tag " << s.tag << " count " << s.count
-             << " cancelled " << s.cancelled << " error " << s.error_class << "}";
+  return out << "{source " << s.source << " tag " << s.tag << " count " << s.count << " cancelled "
+             << s.cancelled << " error " << s.error_class << "}";
 }
 
 // What a completion call gave back.
@@ -214,9 +214,9 @@ StatusView view(const MPI_Status& s, bool with_error) {
 }
 
 enum Function { wait, test, waitall, testall, waitany, testany, waitsome, testsome, get_status };
-const char* const kFunctionNames[] = {"Wait",    "Test",    "Waitall",  "Testall",
-                                      "Waitany", "Testany", "Waitsome", "Testsome",
-                                      "Request_get_status"};
+const char* const kFunctionNames[] = {"Wait",     "Test",     "Waitall",
+                                      "Testall",  "Waitany",  "Testany",
+                                      "Waitsome", "Testsome", "Request_get_status"};
 
 // Calls `f` (leancast's MPI_ or the library's PMPI_) once on the array.
 Outputs call(Function f, Array& array, bool leancast) {
@@ -227,11 +227,21 @@ Outputs call(Function f, Array& array, bool leancast) {
   std::vector<int> idx(static_cast<std::size_t>(n) + 1, -7);
   int rc = MPI_SUCCESS;
   switch (f) {
-    case wait: rc = (leancast ? MPI_Wait : PMPI_Wait)(r, st.data()); break;
-    case test: rc = (leancast ? MPI_Test : PMPI_Test)(r, &out.flag, st.data()); break;
-    case waitall: rc = (leancast ? MPI_Waitall : PMPI_Waitall)(n, r, st.data()); break;
-    case testall: rc = (leancast ? MPI_Testall : PMPI_Testall)(n, r, &out.flag, st.data()); break;
-    case waitany: rc = (leancast ? MPI_Waitany : PMPI_Waitany)(n, r, &out.index, st.data()); break;
+    case wait:
+      rc = (leancast ? MPI_Wait : PMPI_Wait)(r, st.data());
+      break;
+    case test:
+      rc = (leancast ? MPI_Test : PMPI_Test)(r, &out.flag, st.data());
+      break;
+    case waitall:
+      rc = (leancast ? MPI_Waitall : PMPI_Waitall)(n, r, st.data());
+      break;
+    case testall:
+      rc = (leancast ? MPI_Testall : PMPI_Testall)(n, r, &out.flag, st.data());
+      break;
+    case waitany:
+      rc = (leancast ? MPI_Waitany : PMPI_Waitany)(n, r, &out.index, st.data());
+      break;
     case testany:
       rc = (leancast ? MPI_Testany : PMPI_Testany)(n, r, &out.index, &out.flag, st.data());
       break;
@@ -242,7 +252,8 @@ Outputs call(Function f, Array& array, bool leancast) {
       rc = (leancast ? MPI_Testsome : PMPI_Testsome)(n, r, &out.outcount, idx.data(), st.data());
       break;
     case get_status:
-      rc = (leancast ? MPI_Request_get_status : PMPI_Request_get_status)(r[0], &out.flag, st.data());
+      rc =
+          (leancast ? MPI_Request_get_status : PMPI_Request_get_status)(r[0], &out.flag, st.data());
       break;
   }
   out.rc_class = error_class_of(rc);
@@ -256,10 +267,12 @@ Outputs call(Function f, Array& array, bool leancast) {
     defined = out.outcount;
     out.indices.assign(idx.begin(), idx.begin() + out.outcount);
   }
-  for (int k = 0; k < defined; ++k) out.statuses.push_back(view(st[static_cast<std::size_t>(k)], errors));
+  for (int k = 0; k < defined; ++k)
+    out.statuses.push_back(view(st[static_cast<std::size_t>(k)], errors));
   for (int i = 0; i < n; ++i) {
-    out.handles.push_back(r[i] == MPI_REQUEST_NULL ? "null"
-                          : r[i] == array.original[static_cast<std::size_t>(i)] ? "same" : "other");
+    out.handles.push_back(r[i] == MPI_REQUEST_NULL                              ? "null"
+                          : r[i] == array.original[static_cast<std::size_t>(i)] ? "same"
+                                                                                : "other");
   }
   return out;
 }
@@ -329,11 +342,30 @@ TEST(Completion, EveryOutputAgreesWithTheLibrary) {
       MPI_Comm_dup(pairs, c);
       MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN);
     }
-    const std::vector<std::vector<Kind>> cases{
-        {N},      {GD},         {GP},        {LD},           {LP},          {LF},
-        {IP},     {IL},         {N, N},      {IP, N, IL},    {GD, LD},      {LD, GD},
-        {GP, LD}, {LD, GP, GD}, {LP, GD},    {GD, LP, LD},   {N, LD, N, GD}, {LF, GD, LD},
-        {LD, LF}, {GP, LF, IP}, {IL, LD, LP}, {LP, LP, GD},  {GD, GD, LD, LD}, {N, IL, GP}};
+    const std::vector<std::vector<Kind>> cases{{N},
+                                               {GD},
+                                               {GP},
+                                               {LD},
+                                               {LP},
+                                               {LF},
+                                               {IP},
+                                               {IL},
+                                               {N, N},
+                                               {IP, N, IL},
+                                               {GD, LD},
+                                               {LD, GD},
+                                               {GP, LD},
+                                               {LD, GP, GD},
+                                               {LP, GD},
+                                               {GD, LP, LD},
+                                               {N, LD, N, GD},
+                                               {LF, GD, LD},
+                                               {LD, LF},
+                                               {GP, LF, IP},
+                                               {IL, LD, LP},
+                                               {LP, LP, GD},
+                                               {GD, GD, LD, LD},
+                                               {N, IL, GP}};
     int compared = 0;
     for (bool background : {false, true}) {
       for (int f = wait; f <= get_status; ++f) {

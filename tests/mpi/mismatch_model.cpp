@@ -17,23 +17,22 @@ using Message = Model::Message;
 
 constexpr std::size_t kNone = ~std::size_t{0};
 
-
 // One rank running the schedule of its view. The model assumes messages below 1 GiB (one
 // MPI message per operation), as in the tests.
 struct Rank {
   std::vector<Operation> ops;
-  std::vector<std::size_t> receives;      // receive operations, in schedule order
-  std::vector<std::size_t> nth;           // per operation: its index among those with its peer
+  std::vector<std::size_t> receives;  // receive operations, in schedule order
+  std::vector<std::size_t> nth;       // per operation: its index among those with its peer
   std::map<int, std::vector<std::size_t>> sends_to;
   std::map<int, std::size_t> next_send;
   std::size_t next_receive = 0;
-  std::vector<std::size_t> in_flight;     // posted receives
-  std::vector<char> held;                 // per byte
+  std::vector<std::size_t> in_flight;  // posted receives
+  std::vector<char> held;              // per byte
   // Per byte: the first receive in schedule order that brings it (kNone on the root). The
   // executor receives bytes already held or on their way into scratch memory, so a byte is
   // held once that receive completes, and only then.
   std::vector<std::size_t> bringer;
-  std::vector<char> failed;               // per operation: a receive that surely failed
+  std::vector<char> failed;  // per operation: a receive that surely failed
   int signature = 0;
   bool failing = false;
 
@@ -147,9 +146,10 @@ Prediction Model::run(const std::vector<View>& views) {
 
   for (int r = 0; r < procs; ++r) {
     const Rank& me = ranks[r];
-    const bool passes_over = std::any_of(me.receives.begin(), me.receives.end(), [&](std::size_t i) {
-      return passed_over.count({me.ops[i].peer, r}) > 0;
-    });
+    const bool passes_over =
+        std::any_of(me.receives.begin(), me.receives.end(), [&](std::size_t i) {
+          return passed_over.count({me.ops[i].peer, r}) > 0;
+        });
     out.must_fail.push_back(me.failing || passes_over);
     if (!me.in_flight.empty() || me.next_receive < me.receives.size()) {
       const std::size_t waiting =
@@ -164,9 +164,9 @@ Prediction Model::run(const std::vector<View>& views) {
   for (auto& [pair, messages] : sent) {
     const auto [from, to] = pair;
     const Rank& receiver = ranks[to];
-    const auto taken = static_cast<std::size_t>(std::count_if(
-        receiver.receives.begin(), receiver.receives.end(),
-        [&](std::size_t i) { return receiver.ops[i].peer == from; }));
+    const auto taken = static_cast<std::size_t>(
+        std::count_if(receiver.receives.begin(), receiver.receives.end(),
+                      [&](std::size_t i) { return receiver.ops[i].peer == from; }));
     if (taken >= messages.size()) continue;
     out.leftovers += messages.size() - taken;
     if (out.reason.empty()) {

@@ -45,7 +45,7 @@ struct Prediction {
   // A receive takes a stale message of its own signature and length: its bytes are wrong
   // and nothing tells (identical signatures cannot be told apart).
   bool silently_stale = false;
-  std::string reason;           // why it hangs, or what is left over
+  std::string reason;  // why it hangs, or what is left over
 };
 
 // The broadcasts of one communicator, one after another: messages one leaves over are

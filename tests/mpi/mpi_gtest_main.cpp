@@ -15,8 +15,8 @@ class FailuresOnly : public ::testing::EmptyTestEventListener {
   explicit FailuresOnly(int rank) : rank_(rank) {}
   void OnTestPartResult(const ::testing::TestPartResult& result) override {
     if (result.failed()) {
-      std::fprintf(stderr, "rank %d: %s:%d: %s\n", rank_, result.file_name(),
-                   result.line_number(), result.summary());
+      std::fprintf(stderr, "rank %d: %s:%d: %s\n", rank_, result.file_name(), result.line_number(),
+                   result.summary());
     }
   }
 

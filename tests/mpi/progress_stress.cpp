@@ -73,8 +73,8 @@ void fail(const std::string& what, long op, long detail = 0) {
 
 void on_deadline(int) {
   char text[128];
-  const int n = std::snprintf(text, sizeof text, "progress_stress: rank %d: HANG at op %d\n",
-                              rank, static_cast<int>(current_op));
+  const int n = std::snprintf(text, sizeof text, "progress_stress: rank %d: HANG at op %d\n", rank,
+                              static_cast<int>(current_op));
   if (n > 0) (void)!write(2, text, static_cast<std::size_t>(n));
   _exit(3);
 }
@@ -134,7 +134,7 @@ struct Slot {
 
 // One outstanding request and what to check when it completes.
 struct Pending {
-  MPI_Request* handle;  // its own (`owned`) or a Slot's
+  MPI_Request* handle;   // its own (`owned`) or a Slot's
   Slot* slot = nullptr;  // persistent: the handle stays, inactive
   std::function<void(const MPI_Status&)> check;
   long op = 0;
@@ -222,8 +222,16 @@ class Stress {
     }
   }
 
-  static int rank_in(MPI_Comm c) { int r = 0; MPI_Comm_rank(c, &r); return r; }
-  static int size_of(MPI_Comm c) { int s = 0; MPI_Comm_size(c, &s); return s; }
+  static int rank_in(MPI_Comm c) {
+    int r = 0;
+    MPI_Comm_rank(c, &r);
+    return r;
+  }
+  static int size_of(MPI_Comm c) {
+    int s = 0;
+    MPI_Comm_size(c, &s);
+    return s;
+  }
 
   void step(int op) {
     const std::uint64_t kind = draw(100);
@@ -288,8 +296,8 @@ class Stress {
     const auto data = bcast_data(op, comm, root);
     const std::string algorithm = draw_algorithm(true);
 #ifdef USE_LEANCAST_API
-    const int rc = LC_Bcast_with(data->memory.data(), data->count, data->type, root, comm,
-                                 algorithm.c_str());
+    const int rc =
+        LC_Bcast_with(data->memory.data(), data->count, data->type, root, comm, algorithm.c_str());
 #else
     if (!o_.blocking_bcast && !o_.blocking_collectives) return;
     const int rc = MPI_Bcast(data->memory.data(), data->count, data->type, root, comm);
@@ -307,28 +315,36 @@ class Stress {
     int rc = MPI_SUCCESS;
     if (which == 0) {
       for (int i = 0; i < 32; ++i) v[i] = op + i + me;
-      MPI_Request* request = expect(op, [=](const MPI_Status&) {
-        for (int i = 0; i < 32; ++i) {
-          if (v[32 + i] != size * (op + i) + size * (size - 1) / 2) return fail("Iallreduce", op, i);
-        }
-      }, {values});
+      MPI_Request* request = expect(op,
+                                    [=](const MPI_Status&) {
+                                      for (int i = 0; i < 32; ++i) {
+                                        if (v[32 + i] != size * (op + i) + size * (size - 1) / 2)
+                                          return fail("Iallreduce", op, i);
+                                      }
+                                    },
+                                    {values});
       rc = MPI_Iallreduce(v, v + 32, 32, MPI_INT, MPI_SUM, comm, request);
     } else if (which == 1) {
       v[0] = op * 10 + me;
-      MPI_Request* request = expect(op, [=](const MPI_Status&) {
-        for (int i = 0; i < size; ++i) {
-          if (v[1 + i] != op * 10 + i) return fail("Iallgather", op, i);
-        }
-      }, {values});
+      MPI_Request* request = expect(op,
+                                    [=](const MPI_Status&) {
+                                      for (int i = 0; i < size; ++i) {
+                                        if (v[1 + i] != op * 10 + i)
+                                          return fail("Iallgather", op, i);
+                                      }
+                                    },
+                                    {values});
       rc = MPI_Iallgather(v, 1, MPI_INT, v + 1, 1, MPI_INT, comm, request);
     } else if (which == 2) {
       rc = MPI_Ibarrier(comm, expect(op, [](const MPI_Status&) {}, {}));
     } else {
       const int root = op % size;
       if (me == root) v[0] = op;
-      MPI_Request* request = expect(op, [=](const MPI_Status&) {
-        if (v[0] != op) fail("PMPI_Ibcast", op, v[0]);
-      }, {values});
+      MPI_Request* request = expect(op,
+                                    [=](const MPI_Status&) {
+                                      if (v[0] != op) fail("PMPI_Ibcast", op, v[0]);
+                                    },
+                                    {values});
       rc = PMPI_Ibcast(v, 1, MPI_INT, root, comm, request);
     }
     if (rc != MPI_SUCCESS) fail("a nonblocking collective failed to start", op, rc);
@@ -341,14 +357,17 @@ class Stress {
     std::shared_ptr<Data> out = make_data(bytes, 0, strided_), in = make_data(bytes, 0, strided_);
     out->fill(op * 3 + me, true);
     const Data* got = in.get();
-    MPI_Request* receive = expect(op, [=](const MPI_Status& status) {
-      int count = -1;
-      MPI_Get_count(&status, MPI_BYTE, &count);
-      if (status.MPI_SOURCE != left || status.MPI_TAG != tag || count != got->count) {
-        return fail("a ring message's status", op, status.MPI_SOURCE);
-      }
-      if (long bad = got->wrong(op * 3 + left)) fail("a ring message's bytes", op, bad);
-    }, {in});
+    MPI_Request* receive =
+        expect(op,
+               [=](const MPI_Status& status) {
+                 int count = -1;
+                 MPI_Get_count(&status, MPI_BYTE, &count);
+                 if (status.MPI_SOURCE != left || status.MPI_TAG != tag || count != got->count) {
+                   return fail("a ring message's status", op, status.MPI_SOURCE);
+                 }
+                 if (long bad = got->wrong(op * 3 + left)) fail("a ring message's bytes", op, bad);
+               },
+               {in});
     MPI_Irecv(in->memory.data(), in->count, MPI_BYTE, left, tag, comm, receive);
     MPI_Isend(out->memory.data(), out->count, MPI_BYTE, right, tag, comm,
               expect(op, [](const MPI_Status&) {}, {out}));
@@ -416,8 +435,9 @@ class Stress {
     const std::string path = "/tmp/leancast-stress-" + std::to_string(job_) + "-" +
                              std::to_string(op) + "-" + std::to_string(first);
     MPI_File file;
-    if (MPI_File_open(comm, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
-                      MPI_INFO_NULL, &file) != MPI_SUCCESS) {
+    if (MPI_File_open(comm, path.c_str(),
+                      MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                      &file) != MPI_SUCCESS) {
       return fail("MPI_File_open", op);
     }
     int mine = op * 1000 + me, left = -1;
@@ -444,7 +464,8 @@ class Stress {
     if (size != procs) return;
     int* cell = nullptr;
     MPI_Win win;
-    if (MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, comm, &cell, &win) != MPI_SUCCESS) {
+    if (MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, comm, &cell, &win) !=
+        MPI_SUCCESS) {
       return fail("MPI_Win_allocate", op);
     }
     *cell = -1;
@@ -469,12 +490,14 @@ class Stress {
     if (size < 2) return;
     MPI_Comm half = MPI_COMM_NULL, inter = MPI_COMM_NULL;
     MPI_Comm_split(comm, me % 2, me, &half);
-    if (MPI_Intercomm_create(half, 0, comm, me % 2 == 0 ? 1 : 0, op % 1000, &inter) != MPI_SUCCESS) {
+    if (MPI_Intercomm_create(half, 0, comm, me % 2 == 0 ? 1 : 0, op % 1000, &inter) !=
+        MPI_SUCCESS) {
       fail("MPI_Intercomm_create", op);
     } else {
       int remote = 0;
       MPI_Comm_remote_size(inter, &remote);
-      if (remote != (me % 2 == 0 ? size / 2 : (size + 1) / 2)) fail("MPI_Comm_remote_size", op, remote);
+      if (remote != (me % 2 == 0 ? size / 2 : (size + 1) / 2))
+        fail("MPI_Comm_remote_size", op, remote);
       MPI_Comm_free(&inter);
     }
     MPI_Comm_free(&half);
@@ -535,15 +558,22 @@ class Stress {
     if (rc != MPI_SUCCESS) return fail("MPI_Start", op, rc);
     slot.pending = active;
     if (slot.broadcast) {
-      pending_.push_back({&slot.requests[0], &slot, bytes_check(op, slot.data.get(), "persistent"), op, {}, {}});
+      pending_.push_back(
+          {&slot.requests[0], &slot, bytes_check(op, slot.data.get(), "persistent"), op, {}, {}});
       return;
     }
     const int left = (me + size - 1) % size;
     const Data* in = slot.in.get();
-    pending_.push_back({&slot.requests[0], &slot, [=](const MPI_Status& status) {
+    pending_.push_back({&slot.requests[0],
+                        &slot,
+                        [=](const MPI_Status& status) {
                           if (status.MPI_SOURCE != left) fail("a persistent receive's source", op);
-                          if (long bad = in->wrong(op * 5 + left)) fail("a persistent receive", op, bad);
-                        }, op, {}, {}});
+                          if (long bad = in->wrong(op * 5 + left))
+                            fail("a persistent receive", op, bad);
+                        },
+                        op,
+                        {},
+                        {}});
     pending_.push_back({&slot.requests[1], &slot, [](const MPI_Status&) {}, op, {}, {}});
   }
 
@@ -575,8 +605,8 @@ class Stress {
   long broadcasts_ = 0;
 };
 
-const char* const kFunctions[] = {"MPI_Wait",    "MPI_Test",    "MPI_Waitall",
-                                  "MPI_Testall", "MPI_Waitany", "MPI_Testany",
+const char* const kFunctions[] = {"MPI_Wait",     "MPI_Test",     "MPI_Waitall",
+                                  "MPI_Testall",  "MPI_Waitany",  "MPI_Testany",
                                   "MPI_Waitsome", "MPI_Testsome", "MPI_Request_get_status"};
 
 void Stress::complete(long op, std::vector<std::size_t> picked, int how) {
@@ -619,7 +649,8 @@ void Stress::complete(long op, std::vector<std::size_t> picked, int how) {
         rc = how == 4 ? (flag = 1, MPI_Waitany(k, requests.data(), &index, &statuses[0]))
                       : MPI_Testany(k, requests.data(), &index, &flag, &statuses[0]);
         if (flag != 0 && flag != 1) bad("flag is neither 0 nor 1", flag);
-        if (!flag && index != MPI_UNDEFINED) bad("index is not MPI_UNDEFINED although flag is 0", index);
+        if (!flag && index != MPI_UNDEFINED)
+          bad("index is not MPI_UNDEFINED although flag is 0", index);
         if (flag && (index < 0 || index >= k)) bad("index out of range", index);
       } while (rc == MPI_SUCCESS && flag == 0);
       if (index >= 0 && index < k) {
@@ -631,8 +662,9 @@ void Stress::complete(long op, std::vector<std::size_t> picked, int how) {
     case 7:
       do {
         outcount = -7;
-        rc = how == 6 ? MPI_Waitsome(k, requests.data(), &outcount, indices.data(), statuses.data())
-                      : MPI_Testsome(k, requests.data(), &outcount, indices.data(), statuses.data());
+        rc = how == 6
+                 ? MPI_Waitsome(k, requests.data(), &outcount, indices.data(), statuses.data())
+                 : MPI_Testsome(k, requests.data(), &outcount, indices.data(), statuses.data());
         if (outcount < 0 || outcount > k || (how == 6 && outcount == 0)) bad("outcount", outcount);
       } while (rc == MPI_SUCCESS && outcount == 0);
       for (int j = 0; j < std::max(outcount, 0) && j < k; ++j) {
@@ -693,16 +725,26 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto value = [&] { return i + 1 < argc ? std::strtoull(argv[++i], nullptr, 10) : 0ull; };
-    if (a == "--seed") o.seed = value();
-    else if (a == "--ops") o.ops = static_cast<int>(value());
-    else if (a == "--window") o.window = std::max(1, static_cast<int>(value()));
-    else if (a == "--max-bytes") o.max_bytes = std::max<std::uint64_t>(4, value());
-    else if (a == "--deadline") o.deadline = static_cast<int>(value());
-    else if (a == "--thread-multiple") o.thread_multiple = true;
-    else if (a == "--blocking-collectives") o.blocking_collectives = true;
-    else if (a == "--blocking-bcast") o.blocking_bcast = true;
-    else if (a == "--library-progress") o.library_progress = true;
-    else if (a == "--file-window-calls") o.file_window_calls = true;
+    if (a == "--seed")
+      o.seed = value();
+    else if (a == "--ops")
+      o.ops = static_cast<int>(value());
+    else if (a == "--window")
+      o.window = std::max(1, static_cast<int>(value()));
+    else if (a == "--max-bytes")
+      o.max_bytes = std::max<std::uint64_t>(4, value());
+    else if (a == "--deadline")
+      o.deadline = static_cast<int>(value());
+    else if (a == "--thread-multiple")
+      o.thread_multiple = true;
+    else if (a == "--blocking-collectives")
+      o.blocking_collectives = true;
+    else if (a == "--blocking-bcast")
+      o.blocking_bcast = true;
+    else if (a == "--library-progress")
+      o.library_progress = true;
+    else if (a == "--file-window-calls")
+      o.file_window_calls = true;
     else {
       std::fprintf(stderr, "progress_stress: unknown option %s\n", a.c_str());
       std::exit(2);
@@ -726,7 +768,8 @@ int main(int argc, char** argv) {
     return 77;
   }
   if (o.blocking_collectives && !o.thread_multiple && !o.library_progress) {
-    if (rank == 0) std::printf("--blocking-collectives needs --thread-multiple or --library-progress\n");
+    if (rank == 0)
+      std::printf("--blocking-collectives needs --thread-multiple or --library-progress\n");
     MPI_Finalize();
     return 2;
   }

@@ -42,7 +42,7 @@ TEST(BlockLayoutTest, MpichChunkArithmetic) {
   EXPECT_EQ(layout.range(1, 2), (ByteRange{3, 6}));
   const BlockLayout sparse(2, 5);  // fewer bytes than blocks: 1 1 0 0 0
   EXPECT_EQ(sparse.range(2, 3).length, 0u);
-  EXPECT_EQ(sparse.cyclic_bytes(4, 3), 2u);  // blocks 4, 0, 1
+  EXPECT_EQ(sparse.cyclic_bytes(4, 3), 2u);   // blocks 4, 0, 1
   EXPECT_EQ(layout.cyclic_bytes(2, 9), 23u);  // two full turns (20) and block 2 (3)
   EXPECT_THROW(layout.range(3, 2), std::out_of_range);
 }

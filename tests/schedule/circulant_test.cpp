@@ -33,8 +33,10 @@ TEST(Circulant, EachRankSendsAndReceivesAtMostOneBlockPerRound) {
   for (int procs : {2, 3, 6, 7, 12, 33, 64, 100}) {
     for (int rank = 0; rank < procs; ++rank) {
       std::map<std::pair<std::uint32_t, Direction>, int> per_round;
-      for (const Operation& op : expand(make_schedule({Algorithm::circulant, 20}, {procs, 2 % procs, 5000}, rank))) {
-        EXPECT_EQ(++per_round[std::pair(op.round, op.direction)], 1) << "P=" << procs << " rank " << rank;
+      for (const Operation& op :
+           expand(make_schedule({Algorithm::circulant, 20}, {procs, 2 % procs, 5000}, rank))) {
+        EXPECT_EQ(++per_round[std::pair(op.round, op.direction)], 1)
+            << "P=" << procs << " rank " << rank;
         EXPECT_EQ(op.block_span, 1u);
       }
     }
@@ -46,8 +48,10 @@ TEST(Circulant, AllRanksUseTheSameSkipInARound) {
   const int procs = 45;
   std::map<std::uint32_t, std::set<int>> distances;
   for (int rank = 0; rank < procs; ++rank) {
-    for (const Operation& op : expand(make_schedule({Algorithm::circulant, 17}, {procs, 0, 9000}, rank))) {
-      if (op.direction == Direction::send) distances[op.round].insert((op.peer - rank + procs) % procs);
+    for (const Operation& op :
+         expand(make_schedule({Algorithm::circulant, 17}, {procs, 0, 9000}, rank))) {
+      if (op.direction == Direction::send)
+        distances[op.round].insert((op.peer - rank + procs) % procs);
     }
   }
   const std::set<int> skips{1, 2, 3, 6, 12, 23};  // 45 halved, rounded up
@@ -61,8 +65,9 @@ TEST(Circulant, ScheduleSizeIsLogarithmicWhateverTheBlocks) {
   for (int procs : {5, 64, 1000}) {
     const int q = ceil_log2(procs);
     for (int rank : {0, 1, procs / 2, procs - 1}) {
-      EXPECT_LE(make_schedule({Algorithm::circulant, 4096}, {procs, 0, 1 << 20}, rank).transfers.size(),
-                static_cast<std::size_t>(4 * q));
+      EXPECT_LE(
+          make_schedule({Algorithm::circulant, 4096}, {procs, 0, 1 << 20}, rank).transfers.size(),
+          static_cast<std::size_t>(4 * q));
     }
   }
 }
@@ -84,7 +89,8 @@ TEST(Circulant, OnlyTheLastBlockIsEverReceivedTwice) {
       const BcastShape shape{procs, 1, 100 * blocks};
       for (int rank = 0; rank < procs; ++rank) {
         std::map<std::uint64_t, int> received;
-        for (const Operation& op : expand(make_schedule({Algorithm::circulant, blocks}, shape, rank))) {
+        for (const Operation& op :
+             expand(make_schedule({Algorithm::circulant, blocks}, shape, rank))) {
           if (op.direction == Direction::recv) ++received[op.first_block];
         }
         for (const auto& [block, times] : received) {

@@ -25,8 +25,9 @@ TEST(CostModel, ChainPipelineFillsThenStreams) {
     for (std::uint64_t segments : {1, 4, 64}) {
       const std::uint64_t segment = 4096, n = segments * segment;
       const double expected = (procs - 1 + segments - 1) * (kAlpha + segment * kBeta);
-      EXPECT_NEAR(model_seconds({Algorithm::pipeline_chain, segment}, {procs, 1 % procs, n}, kModel),
-                  expected, 1e-12 * expected)
+      EXPECT_NEAR(
+          model_seconds({Algorithm::pipeline_chain, segment}, {procs, 1 % procs, n}, kModel),
+          expected, 1e-12 * expected)
           << "P=" << procs << " S=" << segments;
     }
   }
@@ -42,7 +43,8 @@ TEST(CostModel, ChainOfThreeWithTwoSegmentsByHand) {
   const CostModel two_levels{
       .alpha = kAlpha, .beta = kBeta, .ranks_per_node = 2, .alpha_inter = 1e-5, .beta_inter = 1e-8};
   const double t = kAlpha + s * kBeta, u = 1e-5 + s * 1e-8;
-  EXPECT_DOUBLE_EQ(model_seconds({Algorithm::pipeline_chain, s}, {3, 0, 2 * s}, two_levels), t + 2 * u);
+  EXPECT_DOUBLE_EQ(model_seconds({Algorithm::pipeline_chain, s}, {3, 0, 2 * s}, two_levels),
+                   t + 2 * u);
 }
 
 // P = 3, one rank per node, linear from 0: with beta_node the root's interface carries each
@@ -52,7 +54,8 @@ TEST(CostModel, ChainOfThreeWithTwoSegmentsByHand) {
 TEST(CostModel, MessagesBetweenNodesWaitForTheNodesInterface) {
   const std::uint64_t n = 1000;
   const double a = 1e-6, b = 1e-8;
-  CostModel model{.alpha = kAlpha, .beta = kBeta, .ranks_per_node = 1, .alpha_inter = a, .beta_inter = b};
+  CostModel model{
+      .alpha = kAlpha, .beta = kBeta, .ranks_per_node = 1, .alpha_inter = a, .beta_inter = b};
   EXPECT_DOUBLE_EQ(model_seconds(Algorithm::linear, {3, 0, n}, model), 2 * (a + n * b));
   model.beta_node = 2 * b;
   EXPECT_DOUBLE_EQ(model_seconds(Algorithm::linear, {3, 0, n}, model), 2 * n * b + a + n * b);
@@ -66,8 +69,9 @@ TEST(CostModel, TheSendPortIsFreeAfterTheOverhead) {
   const double a = 2e-6, b = 1e-9, o = 0.5e-6;
   EXPECT_DOUBLE_EQ(model_seconds(Algorithm::linear, {3, 0, n}, {.alpha = a, .beta = b}),
                    2 * (a + n * b));
-  EXPECT_DOUBLE_EQ(model_seconds(Algorithm::linear, {3, 0, n}, {.alpha = a, .beta = b, .send_overhead = o}),
-                   o + n * b + a + n * b);
+  EXPECT_DOUBLE_EQ(
+      model_seconds(Algorithm::linear, {3, 0, n}, {.alpha = a, .beta = b, .send_overhead = o}),
+      o + n * b + a + n * b);
 }
 
 // Ranks of one node sending between nodes at once share its interface: scatter-doubling's
@@ -76,14 +80,25 @@ TEST(CostModel, TheSendPortIsFreeAfterTheOverhead) {
 // two nodes, takes as long as without.
 TEST(CostModel, OnlyConcurrentMessagesShareAnInterface) {
   const std::uint64_t n = 1 << 20;
-  CostModel model{.alpha = kAlpha, .beta = kBeta, .ranks_per_node = 4, .alpha_inter = 1e-5, .beta_inter = 1e-9};
+  CostModel model{
+      .alpha = kAlpha, .beta = kBeta, .ranks_per_node = 4, .alpha_inter = 1e-5, .beta_inter = 1e-9};
   const double apart = model_seconds(Algorithm::scatter_doubling, {8, 0, n}, model);
-  const double binomial = model_seconds(Algorithm::binomial, {4, 0, n}, {.alpha = kAlpha, .beta = kBeta,
-      .ranks_per_node = 2, .alpha_inter = 1e-5, .beta_inter = 1e-9});
+  const double binomial = model_seconds(Algorithm::binomial, {4, 0, n},
+                                        {.alpha = kAlpha,
+                                         .beta = kBeta,
+                                         .ranks_per_node = 2,
+                                         .alpha_inter = 1e-5,
+                                         .beta_inter = 1e-9});
   model.beta_node = model.beta_inter;
   EXPECT_GT(model_seconds(Algorithm::scatter_doubling, {8, 0, n}, model), apart);
-  EXPECT_DOUBLE_EQ(model_seconds(Algorithm::binomial, {4, 0, n}, {.alpha = kAlpha, .beta = kBeta,
-      .ranks_per_node = 2, .alpha_inter = 1e-5, .beta_inter = 1e-9, .beta_node = 1e-9}), binomial);
+  EXPECT_DOUBLE_EQ(model_seconds(Algorithm::binomial, {4, 0, n},
+                                 {.alpha = kAlpha,
+                                  .beta = kBeta,
+                                  .ranks_per_node = 2,
+                                  .alpha_inter = 1e-5,
+                                  .beta_inter = 1e-9,
+                                  .beta_node = 1e-9}),
+                   binomial);
 }
 
 // Dataflow lets a node's leader forward what it holds before its between-node level ends.
@@ -130,10 +145,12 @@ TEST(CostModel, LowerBound) {
 
 TEST(CostModel, NoAlgorithmBeatsTheLowerBound) {
   std::vector<AlgorithmSpec> specs(concrete_algorithms().begin(), concrete_algorithms().end());
-  specs.insert(specs.end(), {{Algorithm::pipeline_chain, 512}, {Algorithm::pipeline_binary_tree, 512},
-                             {Algorithm::knomial, 2}, {Algorithm::knomial, 9}});
-  for (const CostModel& model : {kModel, CostModel{.alpha = 1e-4, .beta = 1e-10},
-                                 CostModel{.alpha = 1e-7, .beta = 1e-8}}) {
+  specs.insert(specs.end(), {{Algorithm::pipeline_chain, 512},
+                             {Algorithm::pipeline_binary_tree, 512},
+                             {Algorithm::knomial, 2},
+                             {Algorithm::knomial, 9}});
+  for (const CostModel& model :
+       {kModel, CostModel{.alpha = 1e-4, .beta = 1e-10}, CostModel{.alpha = 1e-7, .beta = 1e-8}}) {
     for (int procs : {2, 3, 7, 8, 13, 32, 33, 100}) {
       for (std::uint64_t bytes : {1, 1000, 65537, 1 << 20}) {
         const BcastShape shape{procs, procs / 3, bytes};
@@ -180,7 +197,8 @@ TEST(CostModel, SharedMemoryIsNotPriced) {
   const AlgorithmSpec within = AlgorithmSpec::node_aware(Algorithm::binomial, Algorithm::shm);
   EXPECT_TRUE(uses_shared_memory(within));
   EXPECT_THROW(model_seconds(within, shape, kModel), std::invalid_argument);
-  EXPECT_FALSE(uses_shared_memory(AlgorithmSpec::node_aware(Algorithm::binomial, Algorithm::linear)));
+  EXPECT_FALSE(
+      uses_shared_memory(AlgorithmSpec::node_aware(Algorithm::binomial, Algorithm::linear)));
 }
 
 }  // namespace

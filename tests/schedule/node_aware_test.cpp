@@ -40,9 +40,9 @@ TEST(NodeAware, DeliversWithEveryLevelPairOnBlockNodes) {
           for (int root : {0, procs / 2, procs - 1}) {
             const BcastShape shape{procs, root, 1001, block_nodes(procs, per_node)};
             const VerifyReport report = verify_schedule(spec, shape);
-            ASSERT_TRUE(report.ok()) << to_string(spec) << " P=" << procs << " per node "
-                                     << per_node << " root " << root << ": "
-                                     << report.problems.front();
+            ASSERT_TRUE(report.ok())
+                << to_string(spec) << " P=" << procs << " per node " << per_node << " root " << root
+                << ": " << report.problems.front();
           }
         }
       }
@@ -51,19 +51,22 @@ TEST(NodeAware, DeliversWithEveryLevelPairOnBlockNodes) {
 }
 
 TEST(NodeAware, DeliversOnScatteredUnevenNodesForEveryRoot) {
-  for (const char* text : {"node-aware", "node-aware:binomial/scatter-ring-tuned",
-                           "node-aware:pipeline-chain:64/circulant:3", "node-aware:two-tree:50/linear"}) {
+  for (const char* text :
+       {"node-aware", "node-aware:binomial/scatter-ring-tuned",
+        "node-aware:pipeline-chain:64/circulant:3", "node-aware:two-tree:50/linear"}) {
     for (int procs = 1; procs <= 30; ++procs) {
       for (int nodes : {1, 2, 5}) {
         const auto map = scattered_nodes(procs, nodes, static_cast<unsigned>(procs * 31 + nodes));
         for (int root = 0; root < procs; ++root) {
-          for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{3000}, std::uint64_t{200003}}) {
+          for (std::uint64_t bytes :
+               {std::uint64_t{1}, std::uint64_t{3000}, std::uint64_t{200003}}) {
             // Cuts (200003 bytes): only with several nodes, and fewer roots.
             if (bytes > 3000 && (nodes == 1 || root % 10 != 0)) continue;
             const BcastShape shape{procs, root, bytes, map};
-            const VerifyReport report = verify_schedule(resolve_automatic(levels(text), shape), shape);
-            ASSERT_TRUE(report.ok()) << text << " P=" << procs << " root " << root << ": "
-                                     << report.problems.front();
+            const VerifyReport report =
+                verify_schedule(resolve_automatic(levels(text), shape), shape);
+            ASSERT_TRUE(report.ok())
+                << text << " P=" << procs << " root " << root << ": " << report.problems.front();
           }
         }
       }
@@ -77,7 +80,8 @@ TEST(NodeAware, TheMessageEntersEachNodeOnce) {
   const int procs = 48, per_node = 12;
   const std::uint64_t bytes = 1 << 20;
   const BcastShape shape{procs, 17, bytes, block_nodes(procs, per_node)};
-  for (const char* text : {"node-aware:binomial/pipeline-chain", "node-aware:pipeline-chain/scatter-ring"}) {
+  for (const char* text :
+       {"node-aware:binomial/pipeline-chain", "node-aware:pipeline-chain/scatter-ring"}) {
     std::uint64_t entering = 0;
     for (int rank = 0; rank < procs; ++rank) {
       const RankSchedule schedule = make_schedule(levels(text), shape, rank);
@@ -104,8 +108,9 @@ std::vector<ByteRange> held_after(const std::vector<Operation>& ops, std::size_t
   std::vector<ByteRange> merged;
   for (ByteRange r : held) {
     if (!merged.empty() && merged.back().offset + merged.back().length >= r.offset) {
-      merged.back().length = std::max(merged.back().offset + merged.back().length,
-                                      r.offset + r.length) - merged.back().offset;
+      merged.back().length =
+          std::max(merged.back().offset + merged.back().length, r.offset + r.length) -
+          merged.back().offset;
     } else {
       merged.push_back(r);
     }
@@ -141,14 +146,17 @@ TEST(NodeAware, LeadersForwardPiecesBeforeTheyHoldEverything) {
   EXPECT_EQ(first_intra_send(root).bytes.length, bytes);
   // For every between level that delivers several pieces: the first piece a leader sends
   // within its node is held before its last between-node receive, and is not everything.
-  for (const char* text : {"node-aware:scatter-ring/binomial", "node-aware:pipeline-chain/linear",
-                           "node-aware:two-tree/knomial", "node-aware:scatter-doubling/scatter-ring",
-                           "node-aware:circulant/binomial", "node-aware:pipeline-binary-tree/hypercube"}) {
+  for (const char* text :
+       {"node-aware:scatter-ring/binomial", "node-aware:pipeline-chain/linear",
+        "node-aware:two-tree/knomial", "node-aware:scatter-doubling/scatter-ring",
+        "node-aware:circulant/binomial", "node-aware:pipeline-binary-tree/hypercube"}) {
     for (int rank : {4, 8, 12}) {
       const RankSchedule schedule = make_schedule(levels(text), shape, rank);
       const std::vector<Operation> ops = expand(schedule);
-      const auto receives = static_cast<std::size_t>(std::count_if(
-          ops.begin(), ops.end(), [](const Operation& op) { return op.direction == Direction::recv; }));
+      const auto receives =
+          static_cast<std::size_t>(std::count_if(ops.begin(), ops.end(), [](const Operation& op) {
+            return op.direction == Direction::recv;
+          }));
       const Operation first = first_intra_send(schedule);
       EXPECT_LT(first.bytes.length, bytes) << text << " rank " << rank;
       EXPECT_TRUE(covers(held_after(ops, receives - 1), first.bytes)) << text << " rank " << rank;
@@ -162,10 +170,12 @@ TEST(NodeAware, LeadersForwardPiecesBeforeTheyHoldEverything) {
   }
   // Each cut piece is a Transfer, not one per segment: 1 KiB segments between nodes, and the
   // leader's two binomial transfers within its node become 2 * 16.
-  const RankSchedule chain = make_schedule(levels("node-aware:pipeline-chain:1K/binomial"), shape, 4);
-  EXPECT_EQ(std::count_if(chain.transfers.begin(), chain.transfers.end(),
-                          [&](const Transfer& t) { return chain.phases[t.phase].name == "intra:bcast"; }),
-            2 * 16);
+  const RankSchedule chain =
+      make_schedule(levels("node-aware:pipeline-chain:1K/binomial"), shape, 4);
+  EXPECT_EQ(
+      std::count_if(chain.transfers.begin(), chain.transfers.end(),
+                    [&](const Transfer& t) { return chain.phases[t.phase].name == "intra:bcast"; }),
+      2 * 16);
 }
 
 // The cut schedules stay correct in both execution models for every pair of levels, at
@@ -185,9 +195,9 @@ TEST(NodeAware, CutLevelsDeliverWithEveryLevelPair) {
             for (std::uint64_t bytes : {std::uint64_t{300007}, std::uint64_t{1} << 20}) {
               const BcastShape shape{procs, root, bytes, block_nodes(procs, per_node)};
               const VerifyReport report = verify_schedule(spec, shape);
-              ASSERT_TRUE(report.ok()) << to_string(spec) << " P=" << procs << " per node "
-                                       << per_node << " root " << root << " bytes " << bytes
-                                       << ": " << report.problems.front();
+              ASSERT_TRUE(report.ok())
+                  << to_string(spec) << " P=" << procs << " per node " << per_node << " root "
+                  << root << " bytes " << bytes << ": " << report.problems.front();
             }
           }
         }
@@ -225,7 +235,8 @@ TEST(NodeAware, LevelsLeftToAutoAreResolvedForLeadersAndNodes) {
 TEST(NodeAware, WithoutANodeMapItIsTheWithinNodeAlgorithm) {
   const BcastShape shape{9, 4, 5000};
   for (int rank = 0; rank < 9; ++rank) {
-    const auto composed = expand(make_schedule(levels("node-aware:linear/scatter-ring"), shape, rank));
+    const auto composed =
+        expand(make_schedule(levels("node-aware:linear/scatter-ring"), shape, rank));
     const auto plain = expand(make_schedule(Algorithm::scatter_ring, shape, rank));
     ASSERT_EQ(composed.size(), plain.size());
     for (std::size_t i = 0; i < plain.size(); ++i) {
@@ -245,11 +256,14 @@ TEST(NodeAware, NamesParametersAndErrors) {
   EXPECT_EQ(parse_algorithm_spec("node_aware"), AlgorithmSpec(Algorithm::node_aware));
   EXPECT_EQ(parse_algorithm_spec(to_string(spec)), spec);
   const std::pair<const char*, const char*> bad[] = {
-      {"node-aware:binomial", "node-aware: write node-aware:BETWEEN/WITHIN, e.g. "
-                              "node-aware:pipeline-chain/binomial (got 'binomial')"},
-      {"node-aware:mpi/binomial", "node-aware: a level must be a leancast algorithm or auto, not mpi"},
+      {"node-aware:binomial",
+       "node-aware: write node-aware:BETWEEN/WITHIN, e.g. "
+       "node-aware:pipeline-chain/binomial (got 'binomial')"},
+      {"node-aware:mpi/binomial",
+       "node-aware: a level must be a leancast algorithm or auto, not mpi"},
       {"node-aware:node-aware/binomial", "node-aware: a level cannot be node-aware itself"},
-      {"node-aware:knomial:1/binomial", "knomial: the radix must be an integer from 2 to 1048576 (got 1)"},
+      {"node-aware:knomial:1/binomial",
+       "knomial: the radix must be an integer from 2 to 1048576 (got 1)"},
       {"node-aware:binomial/ring", "unknown algorithm 'ring'"},
   };
   for (const auto& [text, message] : bad) {

@@ -39,7 +39,8 @@ TEST(Registry, RowsAreTheAlgorithms) {
     if (info.concrete) concrete.push_back(info.algorithm);
   }
   // concrete_algorithms() is the registry's concrete rows, in order: all but auto and mpi.
-  EXPECT_EQ(concrete, std::vector<Algorithm>(concrete_algorithms().begin(), concrete_algorithms().end()));
+  EXPECT_EQ(concrete,
+            std::vector<Algorithm>(concrete_algorithms().begin(), concrete_algorithms().end()));
   EXPECT_FALSE(algorithm_info(Algorithm::automatic).concrete);
   EXPECT_FALSE(algorithm_info(Algorithm::mpi).concrete);
   EXPECT_EQ(concrete.size() + 2, algorithm_registry().size());
@@ -72,7 +73,8 @@ TEST(Registry, FlatAlgorithmsAndTunedSpecsComeFromTheRows) {
   }
   EXPECT_EQ(tuned_specs(false), from_names[0]);
   EXPECT_EQ(tuned_specs(true), from_names[1]);
-  for (const AlgorithmSpec& spec : tuned_specs(true)) EXPECT_EQ(spec.algorithm, Algorithm::node_aware);
+  for (const AlgorithmSpec& spec : tuned_specs(true))
+    EXPECT_EQ(spec.algorithm, Algorithm::node_aware);
   EXPECT_EQ(rows_seen.size(), tuned_rows);
 }
 
@@ -112,12 +114,13 @@ TEST(Registry, EveryRangeBoundaryOutsideIsRefused) {
       EXPECT_FALSE(parse_algorithm_spec(text, &error)) << text;
       EXPECT_EQ(error.rfind(std::string(info.name) + ": the ", 0), 0u) << error;
       EXPECT_NE(error.find("(got " + std::to_string(value) + ")"), std::string::npos) << error;
-      const std::string range = info.parameter == ParameterKind::segment_bytes
-                                    ? "from 1 byte to " + (info.max_parameter == (1ull << 30)
-                                                               ? std::string("1G")
-                                                               : std::to_string(info.max_parameter >> 20) + "M")
-                                    : "from " + std::to_string(info.min_parameter) + " to " +
-                                          std::to_string(info.max_parameter);
+      const std::string range =
+          info.parameter == ParameterKind::segment_bytes
+              ? "from 1 byte to " + (info.max_parameter == (1ull << 30)
+                                         ? std::string("1G")
+                                         : std::to_string(info.max_parameter >> 20) + "M")
+              : "from " + std::to_string(info.min_parameter) + " to " +
+                    std::to_string(info.max_parameter);
       EXPECT_NE(error.find(range), std::string::npos) << error;
       std::string level_error;
       EXPECT_FALSE(parse_algorithm_spec("node-aware:binomial/" + text, &level_error));
@@ -138,7 +141,8 @@ TEST(Registry, EveryRangeBoundaryOutsideIsRefused) {
 TEST(Registry, IssueCasesAreRefusedAlike) {
   std::string error;
   EXPECT_FALSE(parse_algorithm_spec("circulant:4294967296", &error));
-  EXPECT_EQ(error, "circulant: the block count must be an integer from 1 to 1048576 (got 4294967296)");
+  EXPECT_EQ(error,
+            "circulant: the block count must be an integer from 1 to 1048576 (got 4294967296)");
   EXPECT_FALSE(parse_algorithm_spec("knomial:2147483648", &error));
   EXPECT_EQ(error, "knomial: the radix must be an integer from 2 to 1048576 (got 2147483648)");
   EXPECT_FALSE(parse_algorithm_spec("two-tree:4G", &error));

@@ -25,7 +25,8 @@ std::uint64_t sum_of_holdings(const BcastShape& shape) {
     }
     const RankSchedule s = make_schedule(Algorithm::scatter_ring_tuned, shape, rank);
     for (const Transfer& t : s.transfers) {
-      if (t.direction == Direction::recv && s.phases[t.phase].name == "scatter") sum += t.block_span;
+      if (t.direction == Direction::recv && s.phases[t.phase].name == "scatter")
+        sum += t.block_span;
     }
   }
   return sum;

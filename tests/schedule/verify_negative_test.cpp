@@ -228,8 +228,7 @@ TEST_P(BrokenSchedule, SendBeforeItsBytesArriveBreaksOnlyTheRounds) {
       const VerifyReport report = verify();
       const std::string all = expect_problem(report, {"sends bytes it does not hold"});
       for (const std::string& p : report.problems) {  // the pairs match, both plays complete
-        EXPECT_TRUE(p.starts_with("sends bytes it does not hold") || p.starts_with("... "))
-            << all;
+        EXPECT_TRUE(p.starts_with("sends bytes it does not hold") || p.starts_with("... ")) << all;
       }
       return;
     }
@@ -281,8 +280,8 @@ TEST_P(BrokenSchedule, ReceiveFromAPeerThatNeverSends) {
     messages_[rank].push_back(
         message(Direction::recv, peer, last_round(messages_) + 1, ByteRange{0, 1}));
     const VerifyReport report = verify();
-    expect_problem(report, {std::to_string(peer) + " sends 0 messages to " +
-                            std::to_string(rank) + ", " + std::to_string(rank) + " receives 1"});
+    expect_problem(report, {std::to_string(peer) + " sends 0 messages to " + std::to_string(rank) +
+                            ", " + std::to_string(rank) + " receives 1"});
     expect_problem(report, {"unmatched receive"});
     return;
   }

@@ -56,7 +56,8 @@ TEST(AutoTable, SharedMemoryOnlyWhereEveryRankSharesTheNode) {
 // measured 2.5x MPI_Bcast at 1 KiB and 0.32x at 8 B (paper method).
 TEST(AutoTable, NoLeancastRuleBelowTheSizesMeasured) {
   for (const Rule& rule : table().rules.rules) {
-    EXPECT_TRUE(rule.bytes.low > 0 || rule.algorithm == AlgorithmSpec(Algorithm::mpi)) << rule.where;
+    EXPECT_TRUE(rule.bytes.low > 0 || rule.algorithm == AlgorithmSpec(Algorithm::mpi))
+        << rule.where;
   }
 }
 
@@ -72,7 +73,7 @@ TEST(AutoTable, AutoFollowsTheFirstApplyingRuleElseTheLibrary) {
                                   1ull << 24, 1ull << 26}) {
         const Rule* rule = rules.match(procs, bytes, ppn);
         const bool within_node = rule && (ppn == procs || !uses_shared_memory(rule->algorithm));
-        const AlgorithmSpec expected = procs == 1   ? AlgorithmSpec(Algorithm::linear)
+        const AlgorithmSpec expected = procs == 1    ? AlgorithmSpec(Algorithm::linear)
                                        : within_node ? rule->algorithm
                                                      : AlgorithmSpec(Algorithm::mpi);
         EXPECT_EQ(select_automatic(procs, bytes, ppn), expected)
@@ -93,9 +94,8 @@ TEST(AutoTable, UnderAConfiguredLibraryOnlyRulesMeasuredUnderIt) {
   const RuleSet rules = table().rules;
   std::vector<Configuration> configurations{{"OMPI_MCA_coll_tuned_priority=30"}};
   for (const Rule& rule : rules.rules) {
-    if (!rule.configured.empty() &&
-        std::find(configurations.begin(), configurations.end(), rule.configured) ==
-            configurations.end()) {
+    if (!rule.configured.empty() && std::find(configurations.begin(), configurations.end(),
+                                              rule.configured) == configurations.end()) {
       configurations.push_back(rule.configured);
     }
   }
@@ -159,9 +159,11 @@ TEST(AutoTable, EveryRuleCarriesItsEvidence) {
     const std::string counts_marker = "repetitions r: ";
     if (line.rfind("# P=", 0) == 0 && line.find(counts_marker) != std::string::npos) {
       methods.clear();
-      for (const std::string& entry : split(line.substr(line.find(counts_marker) + counts_marker.size()))) {
+      for (const std::string& entry :
+           split(line.substr(line.find(counts_marker) + counts_marker.size()))) {
         const std::string method = entry.substr(0, entry.find(' '));
-        if (std::find(methods.begin(), methods.end(), method) == methods.end()) methods.push_back(method);
+        if (std::find(methods.begin(), methods.end(), method) == methods.end())
+          methods.push_back(method);
       }
     }
     if (line.empty() || line[0] == '#') continue;
@@ -202,7 +204,8 @@ TEST(AutoTable, NeverTheRingWhereItIsLatencyBound) {
   for (int procs : {64, 129, 256, 512, 1024, 4096, 6144}) {
     for (int ppn : {1, 24}) {
       const auto leaders = static_cast<std::uint64_t>(ppn == 1 ? procs : (procs + ppn - 1) / ppn);
-      for (std::uint64_t bytes = 1; bytes < static_cast<std::uint64_t>(procs - 1) * 6500; bytes *= 2) {
+      for (std::uint64_t bytes = 1; bytes < static_cast<std::uint64_t>(procs - 1) * 6500;
+           bytes *= 2) {
         const AlgorithmSpec chosen = select_automatic(procs, bytes, ppn);
         const bool ring_between_few_leaders =
             chosen.algorithm == Algorithm::node_aware && bytes >= (leaders - 1) * 6500;

@@ -74,7 +74,8 @@ TEST(OnlineTuning, OneSegmentOfTwoSegmentSizesIsOneCandidate) {
   const auto list = tune_candidates(settings, {8, 0, 1024});
   // At 1 KiB a pipeline of 16 KiB or 64 KiB segments is the same single message.
   int chains = 0;
-  for (const AlgorithmSpec& candidate : list) chains += candidate.algorithm == Algorithm::pipeline_chain;
+  for (const AlgorithmSpec& candidate : list)
+    chains += candidate.algorithm == Algorithm::pipeline_chain;
   EXPECT_EQ(chains, 1);
 }
 
@@ -82,7 +83,8 @@ TEST(OnlineTuning, ListedCandidatesAreExactlyThoseAndMpi) {
   TuneSettings settings;
   settings.list = {spec("two-tree"), spec("binomial"), spec("two-tree")};
   const auto list = tune_candidates(settings, {5, 0, 4096});
-  EXPECT_EQ(list, (std::vector<AlgorithmSpec>{Algorithm::mpi, spec("two-tree"), Algorithm::binomial}));
+  EXPECT_EQ(list,
+            (std::vector<AlgorithmSpec>{Algorithm::mpi, spec("two-tree"), Algorithm::binomial}));
   settings.list = {Algorithm::mpi};
   EXPECT_EQ(tune_candidates(settings, {5, 0, 4096}).size(), 1u);
   settings.list.clear();
@@ -209,12 +211,12 @@ TEST(OnlineTuning, Settings) {
   EXPECT_EQ(on.tune.warmup, 0);
   EXPECT_EQ(on.tune.list, (std::vector<AlgorithmSpec>{Algorithm::binomial, spec("knomial:4")}));
   EXPECT_EQ(read({{"LEANCAST_TUNE_CANDIDATES", "6"}}).tune.candidates, 6);
-  for (const auto& [name, value] : std::map<std::string, std::string>{
-           {"LEANCAST_TUNE", "yes"},
-           {"LEANCAST_TUNE_TRIALS", "0"},
-           {"LEANCAST_TUNE_WARMUP", "-1"},
-           {"LEANCAST_TUNE_CANDIDATES", "0"},
-           {"LEANCAST_TUNE_CANDIDATES", "binomial,nonsense"}}) {
+  for (const auto& [name, value] :
+       std::map<std::string, std::string>{{"LEANCAST_TUNE", "yes"},
+                                          {"LEANCAST_TUNE_TRIALS", "0"},
+                                          {"LEANCAST_TUNE_WARMUP", "-1"},
+                                          {"LEANCAST_TUNE_CANDIDATES", "0"},
+                                          {"LEANCAST_TUNE_CANDIDATES", "binomial,nonsense"}}) {
     const Settings bad = read({{name, value}});
     ASSERT_EQ(bad.warnings.size(), 1u) << name << "=" << value;
     EXPECT_NE(bad.warnings[0].find(name), std::string::npos) << bad.warnings[0];
@@ -228,8 +230,9 @@ TEST(OnlineTuning, Settings) {
 
 TEST(OnlineTuning, LearnedRulesRoundTripAndDecideForAuto) {
   TestFile file;
-  const std::string rule = learned_rule(4, 4, 1024, 2047, spec("two-tree:16K"),
-                                        "online 2026-11-23 on host (cpu), lib: mpi 2 us, two-tree 1 us");
+  const std::string rule =
+      learned_rule(4, 4, 1024, 2047, spec("two-tree:16K"),
+                   "online 2026-11-23 on host (cpu), lib: mpi 2 us, two-tree 1 us");
   ASSERT_EQ(write_atomically(file.path, tune_file_text("about\nthis machine", {}, {rule})), "");
   for (const auto& entry : std::filesystem::directory_iterator(testing::TempDir())) {
     EXPECT_EQ(entry.path().string().find(file.path + ".tmp"), std::string::npos);

@@ -62,11 +62,13 @@ TEST(Rules, RangesOfOneValueAndExecutors) {
 }
 
 TEST(Rules, RanksPerNodeNarrowRules) {
-  const RuleSet rules = parsed("ppn=1 *:pipeline-chain, ppn=2-8 procs=16- 1M-:node-aware:binomial/linear, *:binomial");
+  const RuleSet rules = parsed(
+      "ppn=1 *:pipeline-chain, ppn=2-8 procs=16- 1M-:node-aware:binomial/linear, *:binomial");
   EXPECT_TRUE(rules.uses_ppn());
   EXPECT_FALSE(parsed("procs=4 *:linear").uses_ppn());
   EXPECT_EQ(chosen(rules, 64, 100, 1), Algorithm::pipeline_chain);
-  EXPECT_EQ(chosen(rules, 64, 1 << 20, 8), AlgorithmSpec::node_aware(Algorithm::binomial, Algorithm::linear));
+  EXPECT_EQ(chosen(rules, 64, 1 << 20, 8),
+            AlgorithmSpec::node_aware(Algorithm::binomial, Algorithm::linear));
   EXPECT_EQ(chosen(rules, 8, 1 << 20, 8), Algorithm::binomial);   // procs 8 < 16
   EXPECT_EQ(chosen(rules, 64, 1 << 20, 9), Algorithm::binomial);  // ppn 9 > 8
 }
@@ -80,8 +82,9 @@ TEST(Rules, LibraryConditionLimitsARuleToItsBuild) {
   EXPECT_EQ(rules.rules[0].library, other);
   EXPECT_EQ(chosen(rules, 2, 100), Algorithm::binomial);
   EXPECT_EQ(chosen(rules, 3, 100), Algorithm::hypercube);
-  EXPECT_EQ(error_of("library=lam *:linear"),
-            "RULES rule 1 \"library=lam *:linear\": unknown library 'lam' (known: openmpi, mpich, smpi)");
+  EXPECT_EQ(
+      error_of("library=lam *:linear"),
+      "RULES rule 1 \"library=lam *:linear\": unknown library 'lam' (known: openmpi, mpich, smpi)");
   EXPECT_EQ(error_of("library=mpich library=mpich *:linear"),
             "RULES rule 1 \"library=mpich library=mpich *:linear\": library is given twice");
 }
@@ -89,8 +92,9 @@ TEST(Rules, LibraryConditionLimitsARuleToItsBuild) {
 // A rule measured under a configuration of the library's broadcast applies under exactly
 // that one (every variable, in any order); without configured= a rule applies under any.
 TEST(Rules, ConfiguredConditionLimitsARuleToThatConfiguration) {
-  const RuleSet rules = parsed("configured=B=2 configured=A=1 procs=2 *:linear; "
-                               "configured=A=1 procs=2 *:binomial; procs=2 *:hypercube");
+  const RuleSet rules = parsed(
+      "configured=B=2 configured=A=1 procs=2 *:linear; "
+      "configured=A=1 procs=2 *:binomial; procs=2 *:hypercube");
   EXPECT_EQ(rules.rules[0].configured, (Configuration{"A=1", "B=2"}));  // sorted
   EXPECT_EQ(chosen(rules, 2, 100, 1, {"A=1", "B=2"}), Algorithm::linear);
   EXPECT_EQ(chosen(rules, 2, 100, 1, {"A=1"}), Algorithm::binomial);
@@ -103,8 +107,9 @@ TEST(Rules, ConfiguredConditionLimitsARuleToThatConfiguration) {
             "RULES rule 1 \"configured=A= *:linear\": configured= takes NAME=VALUE, not 'A='");
   EXPECT_EQ(error_of("configured==1 *:linear"),
             "RULES rule 1 \"configured==1 *:linear\": configured= takes NAME=VALUE, not '=1'");
-  EXPECT_EQ(error_of("configured=A=1 configured=A=1 *:linear"),
-            "RULES rule 1 \"configured=A=1 configured=A=1 *:linear\": configured=A=1 is given twice");
+  EXPECT_EQ(
+      error_of("configured=A=1 configured=A=1 *:linear"),
+      "RULES rule 1 \"configured=A=1 configured=A=1 *:linear\": configured=A=1 is given twice");
 }
 
 TEST(Rules, FirstApplyingRuleWinsAndUncoveredSizesMatchNothing) {
@@ -140,31 +145,38 @@ TEST(Rules, AlgorithmsWithParameters) {
 }
 
 TEST(Rules, MalformedRulesSayWhereAndWhat) {
-  EXPECT_EQ(error_of("0-10:binomial,11-:ring"),
-            "RULES rule 2 \"11-:ring\": unknown algorithm 'ring' (known: " + algorithm_names() + ")");
+  EXPECT_EQ(
+      error_of("0-10:binomial,11-:ring"),
+      "RULES rule 2 \"11-:ring\": unknown algorithm 'ring' (known: " + algorithm_names() + ")");
   EXPECT_EQ(error_of("0-10 binomial"),
             "RULES rule 1 \"0-10 binomial\": a rule is CONDITIONS:ALGORITHM (or "
             "CONDITIONS:ALGORITHM:PARAMETER)");
   EXPECT_EQ(error_of("0-10:binomial:x"),
             "RULES rule 1 \"0-10:binomial:x\": binomial takes no parameter (got 'binomial:x')");
   EXPECT_EQ(error_of("*:knomial:1"),
-            "RULES rule 1 \"*:knomial:1\": knomial: the radix must be an integer from 2 to 1048576 (got 1)");
+            "RULES rule 1 \"*:knomial:1\": knomial: the radix must be an integer from 2 to 1048576 "
+            "(got 1)");
   EXPECT_EQ(error_of("*:pipeline-chain:0"),
             "RULES rule 1 \"*:pipeline-chain:0\": pipeline-chain: the segment size must be from "
             "1 byte to 1G (got 0)");
   EXPECT_EQ(error_of("*:pipeline-chain:big"),
             "RULES rule 1 \"*:pipeline-chain:big\": pipeline-chain: segment size 'big' is not a "
             "size (e.g. 65536, 64K, 1M)");
-  EXPECT_EQ(error_of(":binomial"), "RULES rule 1 \":binomial\": no condition before ':' (write * for any size)");
-  EXPECT_EQ(error_of("0-10:"), "RULES rule 1 \"0-10:\": unknown algorithm '' (known: " + algorithm_names() + ")");
-  EXPECT_EQ(error_of("10-5:linear"), "RULES rule 1 \"10-5:linear\": range '10-5' is empty (write LOW-HIGH)");
+  EXPECT_EQ(error_of(":binomial"),
+            "RULES rule 1 \":binomial\": no condition before ':' (write * for any size)");
+  EXPECT_EQ(error_of("0-10:"),
+            "RULES rule 1 \"0-10:\": unknown algorithm '' (known: " + algorithm_names() + ")");
+  EXPECT_EQ(error_of("10-5:linear"),
+            "RULES rule 1 \"10-5:linear\": range '10-5' is empty (write LOW-HIGH)");
   EXPECT_EQ(error_of("12x:linear"),
             "RULES rule 1 \"12x:linear\": '12x' is not a number (suffixes K, M, G: base 2)");
   EXPECT_EQ(error_of("-5:linear"),
             "RULES rule 1 \"-5:linear\": '' is not a number (suffixes K, M, G: base 2)");
   EXPECT_EQ(error_of("nodes=2 *:linear"),
-            "RULES rule 1 \"nodes=2 *:linear\": unknown condition 'nodes' (known: bytes, procs, ppn, library, configured)");
-  EXPECT_EQ(error_of("ppn=2 ppn=3:linear"), "RULES rule 1 \"ppn=2 ppn=3:linear\": ppn is given twice");
+            "RULES rule 1 \"nodes=2 *:linear\": unknown condition 'nodes' (known: bytes, procs, "
+            "ppn, library, configured)");
+  EXPECT_EQ(error_of("ppn=2 ppn=3:linear"),
+            "RULES rule 1 \"ppn=2 ppn=3:linear\": ppn is given twice");
   EXPECT_EQ(error_of("1-2 3-4:linear"), "RULES rule 1 \"1-2 3-4:linear\": bytes is given twice");
   EXPECT_EQ(error_of("# ok\n*:linear\nprocs=x *:linear", true),
             "RULES line 3 \"procs=x *:linear\": 'x' is not a number (suffixes K, M, G: base 2)");

@@ -76,9 +76,10 @@ TEST(Settings, EachMalformedSettingWarnsOnceAndIsIgnored) {
             "LEANCAST_BCAST_RULES rule 3 \"7\": a rule is CONDITIONS:ALGORITHM (or "
             "CONDITIONS:ALGORITHM:PARAMETER); "
             "LEANCAST_BCAST_RULES is ignored");
-  EXPECT_EQ(settings.warnings[2], "LEANCAST_CONFIG: " + file.path +
-                                      " line 2 \"0-:nothing\": unknown algorithm 'nothing' (known: " +
-                                      algorithm_names() + "); LEANCAST_CONFIG is ignored");
+  EXPECT_EQ(settings.warnings[2],
+            "LEANCAST_CONFIG: " + file.path +
+                " line 2 \"0-:nothing\": unknown algorithm 'nothing' (known: " + algorithm_names() +
+                "); LEANCAST_CONFIG is ignored");
   EXPECT_EQ(settings.warnings[3],
             "LEANCAST_VERBOSE=loud is not 1 or 0 (or yes/no, true/false, on/off); "
             "LEANCAST_VERBOSE is ignored");
@@ -98,7 +99,8 @@ TEST(Settings, UnreadableConfigFileWarns) {
 }
 
 TEST(Settings, VerboseSpellings) {
-  for (const char* on : {"1", "yes", "true", "on"}) EXPECT_TRUE(read({{"LEANCAST_VERBOSE", on}}).verbose);
+  for (const char* on : {"1", "yes", "true", "on"})
+    EXPECT_TRUE(read({{"LEANCAST_VERBOSE", on}}).verbose);
   for (const char* off : {"0", "no", "false", "off", ""}) {
     const Settings settings = read({{"LEANCAST_VERBOSE", off}});
     EXPECT_FALSE(settings.verbose);
@@ -107,8 +109,8 @@ TEST(Settings, VerboseSpellings) {
 }
 
 TEST(Settings, CommunicatorHintBetweenTheCallAndTheEnvironment) {
-  const Settings settings = read({{"LEANCAST_BCAST_ALGORITHM", "linear"},
-                                  {"LEANCAST_BCAST_RULES", "*:hypercube"}});
+  const Settings settings =
+      read({{"LEANCAST_BCAST_ALGORITHM", "linear"}, {"LEANCAST_BCAST_RULES", "*:hypercube"}});
   const std::optional<AlgorithmSpec> hint = AlgorithmSpec{Algorithm::knomial, 3};
   Decision d = decide(settings, std::nullopt, 4, 100, {}, hint);
   EXPECT_EQ(d.algorithm, hint);
@@ -126,15 +128,17 @@ TEST(Settings, CommunicatorHintBetweenTheCallAndTheEnvironment) {
 
 TEST(Settings, CheckSpellings) {
   EXPECT_FALSE(read({}).check);
-  for (const char* on : {"1", "yes", "true", "on"}) EXPECT_TRUE(read({{"LEANCAST_CHECK", on}}).check);
+  for (const char* on : {"1", "yes", "true", "on"})
+    EXPECT_TRUE(read({{"LEANCAST_CHECK", on}}).check);
   for (const char* off : {"0", "no", "false", "off", ""}) {
     EXPECT_FALSE(read({{"LEANCAST_CHECK", off}}).check);
   }
   const Settings bad = read({{"LEANCAST_CHECK", "always"}});
   EXPECT_FALSE(bad.check);
   ASSERT_EQ(bad.warnings.size(), 1u);
-  EXPECT_EQ(bad.warnings[0], "LEANCAST_CHECK=always is not 1 or 0 (or yes/no, true/false, "
-                             "on/off); LEANCAST_CHECK is ignored");
+  EXPECT_EQ(bad.warnings[0],
+            "LEANCAST_CHECK=always is not 1 or 0 (or yes/no, true/false, "
+            "on/off); LEANCAST_CHECK is ignored");
 }
 
 TEST(Settings, ExecutorAndWindow) {
@@ -157,7 +161,8 @@ TEST(Settings, ExecutorAndWindow) {
   EXPECT_EQ(bad.warnings[0],
             "LEANCAST_EXECUTOR=fast: executor 'fast': unknown executor (rounds, dataflow, or "
             "dataflow:L with L rounds of lookahead, 0..1048576); LEANCAST_EXECUTOR is ignored");
-  EXPECT_EQ(bad.warnings[1], "LEANCAST_WINDOW=0 is not a positive integer; LEANCAST_WINDOW is ignored");
+  EXPECT_EQ(bad.warnings[1],
+            "LEANCAST_WINDOW=0 is not a positive integer; LEANCAST_WINDOW is ignored");
   EXPECT_EQ(bad.executor, none.executor);
   EXPECT_EQ(bad.window, 0);
 }
@@ -169,8 +174,9 @@ TEST(Settings, StreamAboveTakesAByteCountOrOff) {
   EXPECT_EQ(read({{"LEANCAST_STREAM_ABOVE", "off"}}).stream_above, UINT64_MAX);
   const Settings bad = read({{"LEANCAST_STREAM_ABOVE", "big"}});
   ASSERT_EQ(bad.warnings.size(), 1u);
-  EXPECT_EQ(bad.warnings[0], "LEANCAST_STREAM_ABOVE=big is not a byte count (8M, 1048576) or off; "
-                             "LEANCAST_STREAM_ABOVE is ignored");
+  EXPECT_EQ(bad.warnings[0],
+            "LEANCAST_STREAM_ABOVE=big is not a byte count (8M, 1048576) or off; "
+            "LEANCAST_STREAM_ABOVE is ignored");
   EXPECT_EQ(bad.stream_above, std::uint64_t{8} << 20);
 }
 
@@ -215,9 +221,9 @@ TEST(Settings, RulesForTheLibrarysConfigurationDecideUnderItOnly) {
   EXPECT_EQ(settings.library_configuration,
             (Configuration{"OMPI_MCA_coll_sm_priority=100", "OMPI_MCA_coll_tuned_priority=30"}));
   EXPECT_EQ(decide(settings, std::nullopt, 2, 4096).algorithm, Algorithm::linear);
-  const Settings other = read({{"OMPI_MCA_coll_sm_priority", "90"},
-                               {"LEANCAST_BCAST_RULES",
-                                "configured=OMPI_MCA_coll_sm_priority=100 *:linear"}});
+  const Settings other =
+      read({{"OMPI_MCA_coll_sm_priority", "90"},
+            {"LEANCAST_BCAST_RULES", "configured=OMPI_MCA_coll_sm_priority=100 *:linear"}});
   EXPECT_EQ(decide(other, std::nullopt, 2, 4096).algorithm, Algorithm::mpi);
   EXPECT_EQ(decide(other, std::nullopt, 2, 4096).by, "OMPI_MCA_coll_sm_priority");
   EXPECT_TRUE(read({}).library_configuration.empty());

@@ -32,7 +32,9 @@ namespace {
 
 constexpr int kNameBytes = 96;
 
-unsigned char pattern(std::uint64_t i) { return static_cast<unsigned char>(i * 13 + (i >> 11) + 5); }
+unsigned char pattern(std::uint64_t i) {
+  return static_cast<unsigned char>(i * 13 + (i >> 11) + 5);
+}
 
 // The root's data of call `call`: the pattern, the call's number in the first and last 4
 // bytes (buffers of at least 8 bytes).
@@ -82,7 +84,9 @@ int main(int argc, char** argv) {
   bool usage_ok = calls > 0 && after >= 0 && !sizes.empty();
   for (std::uint64_t size : sizes) usage_ok = usage_ok && size >= 8 && size <= (1u << 30);
   if (!usage_ok) {
-    if (rank == 0) std::fprintf(stderr, "usage: online_winner --calls N [--after M] [--barrier] BYTES(8..1G)...\n");
+    if (rank == 0)
+      std::fprintf(stderr,
+                   "usage: online_winner --calls N [--after M] [--barrier] BYTES(8..1G)...\n");
     MPI_Finalize();
     return 2;
   }
@@ -128,8 +132,7 @@ int main(int argc, char** argv) {
                 settled[r] == settled_after;
       }
       std::printf("online %llu %s settled-after %d%s%s\n", static_cast<unsigned long long>(size),
-                  name, settled_after, agree ? "" : " DISAGREE",
-                  all_wrong == 0 ? "" : " WRONG");
+                  name, settled_after, agree ? "" : " DISAGREE", all_wrong == 0 ? "" : " WRONG");
       if (!agree || all_wrong != 0) {
         for (int r = 0; r < procs; ++r) {
           std::printf("  rank %d: %s settled-after %d\n", r, &names[r * kNameBytes], settled[r]);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank, one = 1, sum = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -19,12 +19,12 @@ int main(int argc, char **argv) {
   int truncate = argc > 2 && strcmp(argv[2], "truncate") == 0;
   MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Barrier(MPI_COMM_WORLD);
-  char *buffer = calloc(bytes > 0 ? bytes : 1, 1);
+  char* buffer = calloc(bytes > 0 ? bytes : 1, 1);
   if (rank == 0)
     for (int i = 0; i < bytes; ++i) buffer[i] = (char)(i * 7 + 1);
   if (truncate) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  int code = MPI_Bcast(buffer, rank != 0 && truncate ? bytes / 2 : bytes, MPI_CHAR, 0,
-                       MPI_COMM_WORLD);
+  int code =
+      MPI_Bcast(buffer, rank != 0 && truncate ? bytes / 2 : bytes, MPI_CHAR, 0, MPI_COMM_WORLD);
   if (code != MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING];
     int length = 0;

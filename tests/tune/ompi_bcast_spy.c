@@ -10,25 +10,25 @@
 
 #define ARGS void *buffer, int count, void *datatype, int root, void *comm, void *module
 #define PASS buffer, count, datatype, root, comm, module
-#define REAL(name, type)                      \
-  static type real;                           \
+#define REAL(name, type) \
+  static type real;      \
   if (!real) real = (type)dlsym(RTLD_NEXT, #name)
 
 typedef int (*plain_fn)(ARGS);
 typedef int (*segmented_fn)(ARGS, uint32_t);
 typedef int (*segmented_extra_fn)(ARGS, uint32_t, int32_t);
 
-#define SEGMENTED(name)                                                       \
-  int name(ARGS, uint32_t segsize) {                                          \
-    REAL(name, segmented_fn);                                                 \
+#define SEGMENTED(name)                                                      \
+  int name(ARGS, uint32_t segsize) {                                         \
+    REAL(name, segmented_fn);                                                \
     fprintf(stderr, "spy: " #name " count=%d segsize=%u\n", count, segsize); \
-    return real(PASS, segsize);                                               \
+    return real(PASS, segsize);                                              \
   }
-#define SEGMENTED_EXTRA(name)                                                 \
-  int name(ARGS, uint32_t segsize, int32_t extra) {                           \
-    REAL(name, segmented_extra_fn);                                           \
+#define SEGMENTED_EXTRA(name)                                                \
+  int name(ARGS, uint32_t segsize, int32_t extra) {                          \
+    REAL(name, segmented_extra_fn);                                          \
     fprintf(stderr, "spy: " #name " count=%d segsize=%u\n", count, segsize); \
-    return real(PASS, segsize, extra);                                        \
+    return real(PASS, segsize, extra);                                       \
   }
 
 int ompi_coll_base_bcast_intra_basic_linear(ARGS) {

@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
   long all_wrong = 0;
   MPI_Allreduce(&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) {
-    std::printf("made %d broadcasts; %s\n", made, all_wrong == 0 ? "all data correct" : "WRONG data");
+    std::printf("made %d broadcasts; %s\n", made,
+                all_wrong == 0 ? "all data correct" : "WRONG data");
     std::fflush(stdout);
   }
   MPI_Finalize();

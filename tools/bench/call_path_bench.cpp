@@ -98,7 +98,8 @@ int main(int argc, char** argv) {
   std::string sizes_text = "8,64,1K", json_path;
   bool no_steps = false;
   app.add_option("--iterations", iterations, "broadcasts per timing")->check(CLI::PositiveNumber);
-  app.add_option("--step-iterations", step_iterations, "steps per timing")->check(CLI::PositiveNumber);
+  app.add_option("--step-iterations", step_iterations, "steps per timing")
+      ->check(CLI::PositiveNumber);
   app.add_option("--reps", reps, "repetitions (medians are reported)")->check(CLI::PositiveNumber);
   app.add_option("--sizes", sizes_text, "message sizes in bytes, comma-separated (K suffix)");
   app.add_option("--json", json_path, "write every repetition's times here (rank 0)");
@@ -123,9 +124,10 @@ int main(int argc, char** argv) {
   void* const buf = buffer.data();
   nlohmann::json calls = nlohmann::json::array(), steps = nlohmann::json::array();
   if (rank == 0) {
-    fmt::print("P = {}, {} broadcasts / {} steps per timing, {} repetitions; ns per call, medians "
-               "(slowest rank)\n",
-               procs, iterations, step_iterations, reps);
+    fmt::print(
+        "P = {}, {} broadcasts / {} steps per timing, {} repetitions; ns per call, medians "
+        "(slowest rank)\n",
+        procs, iterations, step_iterations, reps);
   }
   // Makes the private state before anything is timed (a blocking leancast broadcast).
   lc::bcast(buf, 1, MPI_BYTE, 0, comm, lc::Algorithm::shm);
@@ -146,8 +148,12 @@ int main(int argc, char** argv) {
         const double low = *std::min_element(s.ns.begin(), s.ns.end());
         fmt::print("call {:<10} {:>6} B {:>10.1f} ns (min {:>8.1f})  {}\n", s.name, bytes,
                    median(s.ns), low, s.note);
-        calls.push_back({{"name", s.name}, {"bytes", bytes}, {"note", s.note},
-                         {"median_ns", median(s.ns)}, {"min_ns", low}, {"ns", s.ns}});
+        calls.push_back({{"name", s.name},
+                         {"bytes", bytes},
+                         {"note", s.note},
+                         {"median_ns", median(s.ns)},
+                         {"min_ns", low},
+                         {"ns", s.ns}});
       }
     }
     if (no_steps) continue;
@@ -164,54 +170,69 @@ int main(int argc, char** argv) {
         {"process_settings", [] { keep(&detail::process_settings()); }, ""},
         {"parameter_problem", [&] { keep(lc::parameter_problem(*shm).size()); },
          "a named algorithm's parameter check (std::string)"},
-        {"mpi_comm_get_attr", [&] {
+        {"mpi_comm_get_attr",
+         [&] {
            int* value = nullptr;
            int found = 0;
            MPI_Comm_get_attr(comm, MPI_TAG_UB, &value, &found);
            keep(value);
-         }, "one MPI_Comm_get_attr (MPI_TAG_UB)"},
-        {"existing_private_comm", [&] {
+         },
+         "one MPI_Comm_get_attr (MPI_TAG_UB)"},
+        {"existing_private_comm",
+         [&] {
            detail::PrivateComm* found = nullptr;
            detail::existing_private_comm(comm, found);
            keep(found);
-         }, "leancast's lookup of the communicator's private state"},
-        {"comm_test_inter_size", [&] {
+         },
+         "leancast's lookup of the communicator's private state"},
+        {"comm_test_inter_size",
+         [&] {
            int inter = 0, size = 0;
            MPI_Comm_test_inter(comm, &inter);
            MPI_Comm_size(comm, &size);
            keep(inter + size);
-         }, "what a call without a private state asks"},
-        {"type_get_envelope", [&] {
+         },
+         "what a call without a private state asks"},
+        {"type_get_envelope",
+         [&] {
            int integers = 0, addresses = 0, types = 0, combiner = 0;
            MPI_Type_get_envelope(MPI_BYTE, &integers, &addresses, &types, &combiner);
            keep(combiner);
-         }, "check_arguments' predefined test"},
-        {"describe_type", [&] {
+         },
+         "check_arguments' predefined test"},
+        {"describe_type",
+         [&] {
            detail::TypeInfo info;
            detail::describe_type(bytes, MPI_BYTE, info);
            keep(info.bytes);
-         }, "MPI_Type_size_x + get_extent_x + get_envelope"},
+         },
+         "MPI_Type_size_x + get_extent_x + get_envelope"},
         {"remembered", [&] { keep(state->remembered(ubytes, shm)); },
          "the decision cache, a call naming shm"},
-        {"decide_auto", [&] {
+        {"decide_auto",
+         [&] {
            const detail::NodesLookup nodes = [&] { return state->nodes(); };
-           keep(detail::decide(detail::process_settings(), none, procs, ubytes, nodes,
-                               state->hint())
-                    .algorithm.parameter);
-         }, "auto deciding anew (no cache)"},
+           keep(
+               detail::decide(detail::process_settings(), none, procs, ubytes, nodes, state->hint())
+                   .algorithm.parameter);
+         },
+         "auto deciding anew (no cache)"},
         {"nodes_copy", [&] { keep(std::shared_ptr<const lc::NodeMap>(state->nodes()).get()); },
          "a shared_ptr copy (atomic increment and decrement)"},
-        {"count_function", [&] {
+        {"count_function",
+         [&] {
            const auto nodes = state->nodes();
            const auto count = [=] { detail::record_bcast(decision, procs, ubytes, nodes); };
            const std::function<void()> wrapped = count;
            wrapped();
-         }, "the usage count as pass() took it before the cut (std::function, copies)"},
+         },
+         "the usage count as pass() took it before the cut (std::function, copies)"},
         {"record_bcast", [&] { detail::record_bcast(decision, procs, ubytes, state->nodes()); },
          "usage log, LEANCAST_VERBOSE off"},
         {"program_lookup", [&] { keep(state->program(*shm, 0, ubytes).get()); },
          "the cached program of (shm, root, bytes)"},
-        {"broadcast_run_make", [&] {
+        {"broadcast_run_make",
+         [&] {
            const detail::BroadcastPlan plan{.call = {buf, bytes, MPI_BYTE, 0, comm},
                                             .state = state,
                                             .info = {ubytes, true},
@@ -223,15 +244,19 @@ int main(int argc, char** argv) {
                                             .held_type = nullptr};
            const detail::BroadcastRun run(plan, 0, state->scratch());
            keep(&run);
-         }, "BroadcastPlan (program lookup) + BroadcastRun made and destroyed, not run"},
-        {"shared_window_lookup", [&] {
+         },
+         "BroadcastPlan (program lookup) + BroadcastRun made and destroyed, not run"},
+        {"shared_window_lookup",
+         [&] {
            detail::SharedWindow* window = nullptr;
            std::string why;
            MPI_Request* waiting = nullptr;
            keep(state->shared_window(false, std::min<std::uint64_t>(ubytes, 4096), window, why,
                                      waiting));
-         }, "the shm window, there already (P > 1)"},
-        {"shared_progress_alloc", [&] {
+         },
+         "the shm window, there already (P > 1)"},
+        {"shared_progress_alloc",
+         [&] {
            const auto program = state->program(*shm, 0, ubytes);
            detail::SharedWindow* window = nullptr;
            std::string why;
@@ -240,7 +265,8 @@ int main(int argc, char** argv) {
            auto copies = std::make_unique<detail::SharedProgress>(
                detail::SharedRun{.program = program.get(), .window = window});
            keep(copies.get());
-         }, "program lookup + window lookup + SharedProgress on the heap"},
+         },
+         "program lookup + window lookup + SharedProgress on the heap"},
         {"world_errors_return", [] { [[maybe_unused]] const detail::WorldErrorsReturn world; },
          "MPICH's error-handler swap (nothing under Open MPI)"},
         {"own_calls", [] { [[maybe_unused]] const detail::OwnCalls own; }, ""},
@@ -251,8 +277,12 @@ int main(int argc, char** argv) {
         const double low = *std::min_element(s.ns.begin(), s.ns.end());
         fmt::print("step {:<21} {:>6} B {:>8.1f} ns (min {:>7.1f})  {}\n", s.name, bytes,
                    median(s.ns), low, s.note);
-        steps.push_back({{"name", s.name}, {"bytes", bytes}, {"note", s.note},
-                         {"median_ns", median(s.ns)}, {"min_ns", low}, {"ns", s.ns}});
+        steps.push_back({{"name", s.name},
+                         {"bytes", bytes},
+                         {"note", s.note},
+                         {"median_ns", median(s.ns)},
+                         {"min_ns", low},
+                         {"ns", s.ns}});
       }
     }
   }

@@ -83,11 +83,11 @@ nlohmann::ordered_json describe_environment(MPI_Comm comm) {
   int length = 0;
   MPI_Get_processor_name(name, &length);
   std::vector<char> names(rank == 0 ? procs * MPI_MAX_PROCESSOR_NAME : 1);
-  MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME,
-             MPI_CHAR, 0, comm);
+  MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+             0, comm);
   if (rank != 0) return {};
 
-  std::vector<std::string> hosts;         // in order of first appearance
+  std::vector<std::string> hosts;  // in order of first appearance
   std::map<std::string, int> ranks_on;
   for (int r = 0; r < procs; ++r) {
     const std::string host(&names[r * MPI_MAX_PROCESSOR_NAME]);

@@ -87,8 +87,8 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     fmt::print("P = {}, {} iterations, {} repetitions; us per operation, medians\n", procs,
                iterations, reps);
-    fmt::print("{:<10} {:>12} {:>12} {:>8} {:>16}\n", "operation", "interposer", "library",
-               "ratio", "ratio min-max");
+    fmt::print("{:<10} {:>12} {:>12} {:>8} {:>16}\n", "operation", "interposer", "library", "ratio",
+               "ratio min-max");
   }
   for (const std::string& op : ops) {
     for (int w = 0; w < 2; ++w) timed(op, w == 0, ring, iterations / 10 + 1);  // warm up
@@ -104,8 +104,8 @@ int main(int argc, char** argv) {
     }
     if (rank == 0) {
       const auto [low, high] = std::minmax_element(ratios.begin(), ratios.end());
-      fmt::print("{:<10} {:>12.3f} {:>12.3f} {:>8.3f} {:>8.3f}-{:.3f}\n", op,
-                 median(through) * 1e6, median(library) * 1e6, median(ratios), *low, *high);
+      fmt::print("{:<10} {:>12.3f} {:>12.3f} {:>8.3f} {:>8.3f}-{:.3f}\n", op, median(through) * 1e6,
+                 median(library) * 1e6, median(ratios), *low, *high);
       results.push_back({{"operation", op},
                          {"through_interposer_s", through},
                          {"library_s", library},
@@ -122,14 +122,15 @@ int main(int argc, char** argv) {
       command += (command.empty() ? "" : " ") + part;
     }
     const char* preload = std::getenv("LD_PRELOAD");
-    const nlohmann::json report{{"tool", "leancast-guest-bench"},
-                                {"command", command},
-                                {"procs", procs},
-                                {"iterations", iterations},
-                                {"reps", reps},
-                                {"mpi_library", std::string(library_version, length)},
-                                {"ld_preload", leancast::bench::shown(preload != nullptr ? preload : "")},
-                                {"results", results}};
+    const nlohmann::json report{
+        {"tool", "leancast-guest-bench"},
+        {"command", command},
+        {"procs", procs},
+        {"iterations", iterations},
+        {"reps", reps},
+        {"mpi_library", std::string(library_version, length)},
+        {"ld_preload", leancast::bench::shown(preload != nullptr ? preload : "")},
+        {"results", results}};
     std::ofstream(json_path) << report.dump(1) << "\n";
   }
   MPI_Finalize();

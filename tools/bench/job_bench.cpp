@@ -101,9 +101,12 @@ std::uint64_t count_wrong(unsigned char* buf, std::uint64_t bytes, int salt, int
 
 int broadcast(const Mode& mode, void* buf, int bytes, int root, MPI_Comm comm) {
   switch (mode.kind) {
-    case Kind::mpi: return leancast::bcast(buf, bytes, MPI_BYTE, root, comm, leancast::Algorithm::mpi);
-    case Kind::fixed: return leancast::bcast(buf, bytes, MPI_BYTE, root, comm, mode.algorithm);
-    default: return leancast::bcast(buf, bytes, MPI_BYTE, root, comm);
+    case Kind::mpi:
+      return leancast::bcast(buf, bytes, MPI_BYTE, root, comm, leancast::Algorithm::mpi);
+    case Kind::fixed:
+      return leancast::bcast(buf, bytes, MPI_BYTE, root, comm, mode.algorithm);
+    default:
+      return leancast::bcast(buf, bytes, MPI_BYTE, root, comm);
   }
 }
 
@@ -161,7 +164,8 @@ json summarize(const Options& o, std::uint64_t bytes, const std::vector<std::vec
                std::string& row, bool& ok) {
   auto index = [&](Kind kind) {
     return std::find_if(o.modes.begin(), o.modes.end(),
-                        [&](const Mode& m) { return m.kind == kind; }) - o.modes.begin();
+                        [&](const Mode& m) { return m.kind == kind; }) -
+           o.modes.begin();
   };
   const auto& mpi = jobs[index(Kind::mpi)];
   const auto& automatic = jobs[index(Kind::automatic)];
@@ -228,16 +232,16 @@ json summarize(const Options& o, std::uint64_t bytes, const std::vector<std::vec
   }
   const bool same_winner = std::all_of(winners.begin(), winners.end(),
                                        [&](const std::string& w) { return w == winners[0]; });
-  row = fmt::format("{:>9} {:>10.4g} {:>10.4g} {:>10.4g} {:>7.3f} {:>7.3f} {:>6} {:>9.4g} "
-                    "{:<22} {:>9.4g} {:>7.3f} {:>9.4g} {:<20} {:>6.3f}{}",
-                    bytes, median(modes["mpi"]["total_seconds"].get<std::vector<double>>()),
-                    median(modes["auto"]["total_seconds"].get<std::vector<double>>()),
-                    median(modes["online"]["total_seconds"].get<std::vector<double>>()),
-                    median(job_mpi_online), median(job_mpi_auto), trial_calls[0],
-                    median(trial_cost) * 1e3, winners[0] + (same_winner ? "" : "*"),
-                    median(after) * 1e6, median(after_mpi_online),
-                    median(modes[best_names[0]]["per_call_seconds"].get<std::vector<double>>()) * 1e6,
-                    best_names[0], median(after_vs_best), agree ? "" : " DISAGREE");
+  row = fmt::format(
+      "{:>9} {:>10.4g} {:>10.4g} {:>10.4g} {:>7.3f} {:>7.3f} {:>6} {:>9.4g} "
+      "{:<22} {:>9.4g} {:>7.3f} {:>9.4g} {:<20} {:>6.3f}{}",
+      bytes, median(modes["mpi"]["total_seconds"].get<std::vector<double>>()),
+      median(modes["auto"]["total_seconds"].get<std::vector<double>>()),
+      median(modes["online"]["total_seconds"].get<std::vector<double>>()), median(job_mpi_online),
+      median(job_mpi_auto), trial_calls[0], median(trial_cost) * 1e3,
+      winners[0] + (same_winner ? "" : "*"), median(after) * 1e6, median(after_mpi_online),
+      median(modes[best_names[0]]["per_call_seconds"].get<std::vector<double>>()) * 1e6,
+      best_names[0], median(after_vs_best), agree ? "" : " DISAGREE");
   return {{"bytes", bytes},
           {"modes", modes},
           {"online",
@@ -292,17 +296,18 @@ int run(const Options& o, int rank, int procs) {
   fmt::print("leancast-job-bench: P={} calls={} fixed-calls={} reps={} | {}{}\n", procs, o.calls,
              o.fixed_calls, o.reps, environment.value("mpi_library", std::string("?")),
              o.label.empty() ? "" : " | " + o.label);
-  fmt::print("{:>9} {:>10} {:>10} {:>10} {:>7} {:>7} {:>6} {:>9} {:<22} {:>9} {:>7} {:>9} "
-             "{:<20} {:>6}\n",
-             "bytes", "mpi job s", "auto job s", "online s", "mpi/onl", "mpi/aut", "trials",
-             "trial +ms", "online winner", "after us", "mpi/onl", "best us", "best single",
-             "onl/bst");
+  fmt::print(
+      "{:>9} {:>10} {:>10} {:>10} {:>7} {:>7} {:>6} {:>9} {:<22} {:>9} {:>7} {:>9} "
+      "{:<20} {:>6}\n",
+      "bytes", "mpi job s", "auto job s", "online s", "mpi/onl", "mpi/aut", "trials", "trial +ms",
+      "online winner", "after us", "mpi/onl", "best us", "best single", "onl/bst");
   for (const std::string& row : rows) fmt::print("{}\n", row);
-  fmt::print("Medians over {} repetitions. Job: the whole job, trials included; after: per call "
-             "once the class settled (mpi over the same calls); trial +ms: the trial calls' "
-             "time minus mpi's for as many calls; best: fastest per call of mpi and --fixed "
-             "(first call left out); * winners differ between repetitions. Wall time {:.1f} s.\n",
-             o.reps, wall);
+  fmt::print(
+      "Medians over {} repetitions. Job: the whole job, trials included; after: per call "
+      "once the class settled (mpi over the same calls); trial +ms: the trial calls' "
+      "time minus mpi's for as many calls; best: fastest per call of mpi and --fixed "
+      "(first call left out); * winners differ between repetitions. Wall time {:.1f} s.\n",
+      o.reps, wall);
   if (!o.json_path.empty()) {
     std::vector<std::string> names;
     for (const Mode& m : o.modes) names.push_back(m.name);
@@ -318,7 +323,7 @@ int run(const Options& o, int rank, int procs) {
                                        {"environment", environment},
                                        {"wall_seconds", wall},
                                        {"results", results}}
-                                          .dump(1)
+                                      .dump(1)
                                << "\n";
   }
   if (!ok) {
@@ -338,17 +343,24 @@ int main(int argc, char** argv) {
   o.command_line = leancast::bench::shown_command(argc, argv);
   std::string sizes = "1K,4K,16K,64K,256K,1M,4M,16M";
   std::string fixed = "binomial,scatter-ring-tuned,pipeline-chain,two-tree";
-  CLI::App app{"leancast-job-bench: a job of many broadcasts with MPI_Bcast, auto and online "
-               "tuning (trials included), beside single algorithms"};
+  CLI::App app{
+      "leancast-job-bench: a job of many broadcasts with MPI_Bcast, auto and online "
+      "tuning (trials included), beside single algorithms"};
   app.add_option("--sizes", sizes, "bytes per broadcast, 16 B to 2 GiB, K/M/G suffixes")
       ->capture_default_str();
   app.add_option("--calls", o.calls, "broadcasts per job of mpi, auto and online")
-      ->check(CLI::Range(2, 10000000))->capture_default_str();
+      ->check(CLI::Range(2, 10000000))
+      ->capture_default_str();
   app.add_option("--fixed", fixed, "single algorithms to time, or none")->capture_default_str();
   app.add_option("--fixed-calls", o.fixed_calls, "broadcasts per job of each --fixed")
-      ->check(CLI::Range(2, 10000000))->capture_default_str();
-  app.add_option("--reps", o.reps, "repetitions")->check(CLI::Range(1, 1000))->capture_default_str();
-  app.add_option("--root", o.root, "root rank")->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::Range(2, 10000000))
+      ->capture_default_str();
+  app.add_option("--reps", o.reps, "repetitions")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  app.add_option("--root", o.root, "root rank")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--label", o.label, "free text stored in the JSON (the platform, say)");
   app.add_option("--json", o.json_path, "every measurement as JSON");
   int status = parse_options(app, argc, argv, rank);
@@ -356,8 +368,10 @@ int main(int argc, char** argv) {
     std::string error;
     for (const std::string& s : split_list(sizes)) {
       const auto bytes = leancast::detail::parse_byte_size(s);
-      if (!bytes || *bytes < 16 || *bytes > INT_MAX) error = "bad size " + s + " (16 B to 2 GiB)";
-      else o.sizes.push_back(*bytes);
+      if (!bytes || *bytes < 16 || *bytes > INT_MAX)
+        error = "bad size " + s + " (16 B to 2 GiB)";
+      else
+        o.sizes.push_back(*bytes);
     }
     if (o.sizes.empty()) error = "no sizes";
     if (o.root >= procs) error = "root beyond the ranks";
@@ -373,8 +387,7 @@ int main(int argc, char** argv) {
       }
       o.modes.push_back({name, Kind::fixed, *spec, o.fixed_calls});
     }
-    status = run_or_refuse("leancast-job-bench", error, rank,
-                           [&] { return run(o, rank, procs); });
+    status = run_or_refuse("leancast-job-bench", error, rank, [&] { return run(o, rank, procs); });
   }
   MPI_Finalize();
   return status;

@@ -69,8 +69,8 @@ int run_bench(const Options& options, int rank, int procs) {
   std::shared_ptr<const leancast::NodeMap> nodes;
   leancast::node_map(MPI_COMM_WORLD, nodes);
   BenchRun run{options, procs, nodes, describe_environment(MPI_COMM_WORLD), {}, 0, {}, {}};
-  run.memory = probe_memory(MPI_COMM_WORLD, options.memory_bound, options.cache_bytes,
-                            options.huge_pages);
+  run.memory =
+      probe_memory(MPI_COMM_WORLD, options.memory_bound, options.cache_bytes, options.huge_pages);
   const std::size_t algorithms = options.algorithms.size(), sizes = options.sizes.size();
   std::vector<Broadcaster> broadcasters;
   for (const std::string& name : options.algorithms) {
@@ -87,7 +87,8 @@ int run_bench(const Options& options, int rank, int procs) {
   for (int rep = 0; rep < options.reps; ++rep) {
     std::vector<std::size_t> order(algorithms);
     std::iota(order.begin(), order.end(), 0);
-    std::shuffle(order.begin(), order.end(), std::mt19937(options.seed + rep));  // same on all ranks
+    std::shuffle(order.begin(), order.end(),
+                 std::mt19937(options.seed + rep));  // same on all ranks
     for (std::size_t s = 0; s < sizes; ++s) {
       for (std::size_t position = 0; position < algorithms; ++position) {
         const std::size_t a = order[position];

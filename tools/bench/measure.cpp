@@ -60,7 +60,8 @@ namespace {
 std::uint64_t arena_bytes(const Options& options, std::uint64_t llc_bytes) {
   std::uint64_t bytes = 1;
   for (std::uint64_t size : options.sizes) {
-    const BufferPlan plan = buffer_plan(options.rotate_buffers, size, llc_bytes, options.rotate_above);
+    const BufferPlan plan =
+        buffer_plan(options.rotate_buffers, size, llc_bytes, options.rotate_above);
     bytes = std::max(bytes, plan.buffers * plan.stride);
   }
   return bytes;
@@ -68,9 +69,7 @@ std::uint64_t arena_bytes(const Options& options, std::uint64_t llc_bytes) {
 }  // namespace
 
 CellRunner::CellRunner(const Options& options, MPI_Comm comm, std::uint64_t llc_bytes)
-    : options_(options),
-      comm_(comm),
-      llc_bytes_(llc_bytes) {
+    : options_(options), comm_(comm), llc_bytes_(llc_bytes) {
   const std::uint64_t bytes = arena_bytes(options, llc_bytes);
 #ifdef LEANCAST_SMPI
   if (options.shared_buffer) {
@@ -124,7 +123,7 @@ std::uint64_t CellRunner::verify(const Broadcaster& bcast, int bytes, int salt) 
   if (checked) prepare(buffer, bytes, root, salt);
   const int sent_bytes = checked || bcast.library() ? bytes : std::min(bytes, 1);
   const bool sent = bcast(buffer, sent_bytes, root, comm_) == MPI_SUCCESS;
-  std::uint64_t wrong = !sent      ? static_cast<std::uint64_t>(bytes) + 1
+  std::uint64_t wrong = !sent     ? static_cast<std::uint64_t>(bytes) + 1
                         : checked ? count_wrong(buffer, bytes, root, salt)
                                   : 0;
   std::uint64_t total = 0;
@@ -151,9 +150,12 @@ CellTiming CellRunner::time(const Broadcaster& bcast, int bytes, int salt) {
     bcast(next_buffer(buffers), bytes, root_of(static_cast<int>(i)), comm_);
   }
   switch (options_.method) {
-    case Method::paper: return time_paper(bcast, buffers, bytes, salt);
-    case Method::osu: return time_osu(bcast, buffers, bytes, salt);
-    case Method::sync: break;
+    case Method::paper:
+      return time_paper(bcast, buffers, bytes, salt);
+    case Method::osu:
+      return time_osu(bcast, buffers, bytes, salt);
+    case Method::sync:
+      break;
   }
   return time_sync(bcast, buffers, bytes, salt);
 }
@@ -161,8 +163,8 @@ CellTiming CellRunner::time(const Broadcaster& bcast, int bytes, int salt) {
 // The paper: one barrier, then `iterations` back-to-back broadcasts, each in the next
 // buffer when they rotate; the slowest rank's time counts. With --check each broadcast's
 // data is prepared and checked inside the loop.
-CellTiming CellRunner::time_paper(const Broadcaster& bcast, const BufferPlan& buffers,
-                                int bytes, int salt) {
+CellTiming CellRunner::time_paper(const Broadcaster& bcast, const BufferPlan& buffers, int bytes,
+                                  int salt) {
   std::uint64_t wrong = 0;
   const int iterations = options_.iterations_for(static_cast<std::uint64_t>(bytes));
   MPI_Barrier(comm_);
@@ -185,8 +187,8 @@ CellTiming CellRunner::time_paper(const Broadcaster& bcast, const BufferPlan& bu
 
 // OSU/IMB: a barrier before each broadcast, each timed on its own; per iteration the
 // slowest rank counts; mean, min and max over iterations.
-CellTiming CellRunner::time_osu(const Broadcaster& bcast, const BufferPlan& buffers,
-                                int bytes, int salt) {
+CellTiming CellRunner::time_osu(const Broadcaster& bcast, const BufferPlan& buffers, int bytes,
+                                int salt) {
   const int iterations = options_.iterations_for(static_cast<std::uint64_t>(bytes));
   std::vector<double> local(iterations);
   std::uint64_t wrong = 0;

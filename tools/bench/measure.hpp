@@ -48,11 +48,11 @@ BufferPlan buffer_plan(Rotation rotation, std::uint64_t bytes, std::uint64_t llc
 std::uint64_t warmup_broadcasts(int warmup, const BufferPlan& buffers);
 
 struct CellTiming {
-  double seconds_per_bcast = 0;  // paper: total / iterations; osu, sync: mean per iteration
-  double total_seconds = 0;      // paper: the timed loop, max over ranks
-  double min_seconds = 0;        // osu, sync: fastest iteration
-  double max_seconds = 0;        // osu, sync: slowest iteration
-  std::uint64_t wrong_bytes = 0; // with --check: bytes that differed, summed over ranks
+  double seconds_per_bcast = 0;   // paper: total / iterations; osu, sync: mean per iteration
+  double total_seconds = 0;       // paper: the timed loop, max over ranks
+  double min_seconds = 0;         // osu, sync: fastest iteration
+  double max_seconds = 0;         // osu, sync: slowest iteration
+  std::uint64_t wrong_bytes = 0;  // with --check: bytes that differed, summed over ranks
 };
 
 class CellRunner {
@@ -86,7 +86,7 @@ class CellRunner {
   int procs_ = 1;
   std::uint64_t llc_bytes_ = 0;
   std::uint64_t turn_ = 0;  // broadcasts so far: the next rotated buffer
-  PageBuffer pages_;                                        // the ranks' own buffers
+  PageBuffer pages_;        // the ranks' own buffers
   std::unique_ptr<unsigned char[], ReleaseShared> shared_;  // or, under SMPI, one for all
   unsigned char* buffer_ = nullptr;                         // the one of the two in use
 };

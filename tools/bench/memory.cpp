@@ -137,10 +137,9 @@ void measure_copy_rates(MPI_Comm comm, MPI_Comm node, bool huge_pages, MemoryInf
     if (rep > 0) all_cores = std::min(all_cores, slowest[0]);
     if (rep > 0) all_cross = std::min(all_cross, slowest[1]);
   }
-  double rates[4] = {static_cast<double>(one) / one_core,
-                     static_cast<double>(each) * node_size / all_cores,
-                     static_cast<double>(one) / cross,
-                     static_cast<double>(each) * node_size / all_cross};
+  double rates[4] = {
+      static_cast<double>(one) / one_core, static_cast<double>(each) * node_size / all_cores,
+      static_cast<double>(one) / cross, static_cast<double>(each) * node_size / all_cross};
   MPI_Bcast(rates, 4, MPI_DOUBLE, 0, comm);  // rank 0's node
   memory.one_core_bytes_per_second = rates[0];
   memory.all_cores_bytes_per_second = rates[1];
@@ -224,7 +223,8 @@ MemoryInfo probe_memory(MPI_Comm comm, bool measure, std::uint64_t cache_bytes, 
     }
     llc[0] = memory.llc_bytes;
     llc[1] = static_cast<std::uint64_t>(
-        std::find(std::begin(kSources), std::end(kSources), memory.llc_source) - std::begin(kSources));
+        std::find(std::begin(kSources), std::end(kSources), memory.llc_source) -
+        std::begin(kSources));
   }
   MPI_Bcast(llc, 2, MPI_UINT64_T, 0, comm);  // every rank rotates through the same buffers
   memory.llc_bytes = llc[0];

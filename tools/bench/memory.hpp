@@ -13,12 +13,12 @@ namespace leancast::bench {
 
 struct MemoryInfo {
   std::uint64_t llc_bytes = 32ull << 20;  // the last-level cache rank 0's core sees
-  std::string llc_source = "default";    // "sysfs", "sysconf", "--cache" or "default" (32 MiB)
-  bool measured = false;                 // false under SMPI: no real memory to time
-  bool one_node = false;                 // every rank of the job on rank 0's node
-  int node_ranks = 1;                    // ranks on rank 0's node
-  double one_core_bytes_per_second = 0;  // rank 0 alone copying (bytes written per second)
-  double all_cores_bytes_per_second = 0; // all ranks of the node copying at once, summed
+  std::string llc_source = "default";     // "sysfs", "sysconf", "--cache" or "default" (32 MiB)
+  bool measured = false;                  // false under SMPI: no real memory to time
+  bool one_node = false;                  // every rank of the job on rank 0's node
+  int node_ranks = 1;                     // ranks on rank 0's node
+  double one_core_bytes_per_second = 0;   // rank 0 alone copying (bytes written per second)
+  double all_cores_bytes_per_second = 0;  // all ranks of the node copying at once, summed
   // Rank 0 alone copying through the kernel's cross-memory attach (process_vm_readv of its
   // own memory), the copy the cma algorithm makes; 0 where the system refuses it.
   double cross_memory_bytes_per_second = 0;
@@ -31,8 +31,8 @@ struct MemoryInfo {
   // each segment from one core's cache to another's: on a VM whose two vCPUs sometimes sit
   // far apart this was 0.75 us against 0.2 us, and shm's 1 MiB took 3.5x as long.
   double core_round_trip_seconds = 0;
-  std::uint64_t one_core_copy_bytes = 0;  // bytes per memcpy of the one-core measurement
-  std::uint64_t all_cores_copy_bytes = 0; // bytes per memcpy and rank of the all-ranks one
+  std::uint64_t one_core_copy_bytes = 0;   // bytes per memcpy of the one-core measurement
+  std::uint64_t all_cores_copy_bytes = 0;  // bytes per memcpy and rank of the all-ranks one
 };
 
 // Collective over `comm`, once per run: the cache size (rank 0's, given to every rank) and,

@@ -25,11 +25,14 @@ struct Preset {
 // The paper's grids (sizes in bytes, as its axes).
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> all{
-      {"fig6", "long messages, 512 KiB .. 3 MB (paper Fig. 6, P = 16, 64, 256)",
+      {"fig6",
+       "long messages, 512 KiB .. 3 MB (paper Fig. 6, P = 16, 64, 256)",
        {524288, 786432, 1048576, 1572864, 2097152, 2621440, 3000000}},
-      {"fig7", "throughput speedup at 12288, 524287, 1048576 bytes (paper Fig. 7, P = 9..129)",
+      {"fig7",
+       "throughput speedup at 12288, 524287, 1048576 bytes (paper Fig. 7, P = 9..129)",
        {12288, 524287, 1048576}},
-      {"fig8", "medium and long messages, 12288 .. 2560000 bytes (paper Fig. 8, P = 129)",
+      {"fig8",
+       "medium and long messages, 12288 .. 2560000 bytes (paper Fig. 8, P = 129)",
        {12288, 24576, 49152, 98304, 196608, 393216, 786432, 1572864, 2560000}},
   };
   return all;
@@ -88,34 +91,41 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   app.add_option("--sizes", sizes_text, "bytes: list 1K,1M or range 1K:1M (x2) or 1K:1M:4")
       ->capture_default_str();
   app.add_option("--iterations", o.iterations, "broadcasts timed per cell")
-      ->check(CLI::Range(1, 100000000))->capture_default_str();
+      ->check(CLI::Range(1, 100000000))
+      ->capture_default_str();
   app.add_option("--small-iterations", o.small_iterations,
                  "broadcasts timed per cell below --small-below (0: --iterations)")
-      ->check(CLI::Range(0, 100000000))->capture_default_str();
+      ->check(CLI::Range(0, 100000000))
+      ->capture_default_str();
   std::string small_below_text = "64K";
   app.add_option("--small-below", small_below_text, "bytes: where --small-iterations stops")
       ->capture_default_str();
   app.add_option("--warmup", o.warmup,
                  "untimed broadcasts before each cell (with rotated buffers, at least one a "
                  "buffer)")
-      ->check(CLI::Range(0, 100000000))->capture_default_str();
+      ->check(CLI::Range(0, 100000000))
+      ->capture_default_str();
   app.add_option("--reps", o.reps, "repetitions of the whole interleaved grid")
-      ->check(CLI::Range(1, 100000))->capture_default_str();
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   auto* root = app.add_option("--root", o.root, "root rank")->capture_default_str();
   auto* rotate = app.add_flag("--rotate-root", o.rotate_root, "root = iteration mod P");
   root->excludes(rotate);
-  app.add_option("--baseline", baseline,
-                 "algorithm the ratios refer to (default scatter-ring if measured, else the first)");
+  app.add_option(
+      "--baseline", baseline,
+      "algorithm the ratios refer to (default scatter-ring if measured, else the first)");
   app.add_option("--method", method,
                  "paper: barrier + back-to-back broadcasts, bandwidth; osu: barrier before each, "
                  "latency; sync (SMPI build): every rank starts each broadcast at the same "
                  "simulated instant, the time is the last rank's finish (no barrier skew)")
-      ->check(CLI::IsMember({"paper", "osu", "sync"}))->capture_default_str();
+      ->check(CLI::IsMember({"paper", "osu", "sync"}))
+      ->capture_default_str();
   app.add_option("--rotate-buffers", rotate_buffers,
                  "each broadcast in the next of k buffers, k n >= 2 last-level caches, at most "
                  "1 GiB, so never above 512 MiB (IMB's -off_cache): auto = for sizes above the "
                  "cache")
-      ->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   std::string rotate_above;
   app.add_option("--rotate-above", rotate_above,
                  "with --rotate-buffers auto: rotate sizes above this (e.g. 4M; default: the "
@@ -156,9 +166,7 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   }
 
   o.memory_bound = !no_memory_bound;
-  o.method = method == "osu"    ? Method::osu
-             : method == "sync" ? Method::sync
-                                : Method::paper;
+  o.method = method == "osu" ? Method::osu : method == "sync" ? Method::sync : Method::paper;
   o.rotate_buffers = rotate_buffers == "on"    ? Rotation::on
                      : rotate_buffers == "off" ? Rotation::off
                                                : Rotation::automatic;
@@ -227,7 +235,8 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
       return failure(fmt::format("--baseline {} is not among --algorithms", *baseline));
     }
     o.baseline = *baseline;
-  } else if (std::find(o.algorithms.begin(), o.algorithms.end(), o.baseline) == o.algorithms.end()) {
+  } else if (std::find(o.algorithms.begin(), o.algorithms.end(), o.baseline) ==
+             o.algorithms.end()) {
     o.baseline = o.algorithms.front();
   }
   return {std::move(o), 0, ""};

@@ -36,8 +36,8 @@ struct Options {
   std::uint64_t rotate_above = 0;  // auto rotates sizes above this (0: the last-level cache)
   std::uint64_t cache_bytes = 0;   // the last-level cache to assume (0: the node's, probed)
   bool check = false;
-  bool huge_pages = false;  // the bench's buffers on transparent huge pages (pages.hpp)
-  bool memory_bound = true;  // measure the node's copy rates first (--no-memory-bound: not)
+  bool huge_pages = false;     // the bench's buffers on transparent huge pages (pages.hpp)
+  bool memory_bound = true;    // measure the node's copy rates first (--no-memory-bound: not)
   bool shared_buffer = false;  // SMPI: one buffer for all simulated ranks, data unchecked
   bool shared_buffer_chosen = false;  // ... because the ranks' own would not fit (not asked)
   bool quiet = false;
@@ -55,7 +55,7 @@ constexpr std::uint64_t kCheckedBytes = 4ull << 30;
 struct ParsedOptions {
   std::optional<Options> options;  // empty: exit with exit_code
   int exit_code = 0;
-  std::string message;             // for stdout (help) or stderr (errors)
+  std::string message;  // for stdout (help) or stderr (errors)
 };
 
 // Parses and checks the options; the same on every rank, no communication.

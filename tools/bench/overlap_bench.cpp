@@ -225,18 +225,18 @@ int run(const Options& o, int rank, int procs) {
     }
   }
   if (!o.json_path.empty()) {
-    std::ofstream(o.json_path) << nlohmann::ordered_json{{"tool", "leancast-overlap-bench"},
-                                                         {"version", LEANCAST_VERSION},
-                                                         {"revision", std::string(leancast::bench::git_revision)},
-                                                         {"procs", procs},
-                                                         {"test_calls", o.test_calls},
-                                                         {"progress_thread",
-                                                          progress_thread_requested()},
-                                                         {"environment", environment},
-                                                         {"wall_seconds", MPI_Wtime() - wall_start},
-                                                         {"results", results}}
-                                      .dump(1)
-                               << "\n";
+    std::ofstream(o.json_path)
+        << nlohmann::ordered_json{{"tool", "leancast-overlap-bench"},
+                                  {"version", LEANCAST_VERSION},
+                                  {"revision", std::string(leancast::bench::git_revision)},
+                                  {"procs", procs},
+                                  {"test_calls", o.test_calls},
+                                  {"progress_thread", progress_thread_requested()},
+                                  {"environment", environment},
+                                  {"wall_seconds", MPI_Wtime() - wall_start},
+                                  {"results", results}}
+               .dump(1)
+        << "\n";
   }
   return data_status("leancast-overlap-bench", ok);
 }

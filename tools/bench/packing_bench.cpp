@@ -140,8 +140,7 @@ std::uint64_t checked_bcast(const std::string& algorithm, unsigned char* buf, in
   if (rc != MPI_SUCCESS) return bytes + 1;
   std::uint64_t wrong = 0;
   for (std::uint64_t i = 0; i < bytes; ++i) {
-    const unsigned char expected =
-        rank == 0 || layout.covers(i) ? pattern(i, salt) : kUntouched;
+    const unsigned char expected = rank == 0 || layout.covers(i) ? pattern(i, salt) : kUntouched;
     wrong += buf[i] != expected;
   }
   return wrong;
@@ -178,8 +177,8 @@ int run(const Options& o, int rank, int procs) {
     const TypeSpec& spec = *std::find_if(type_specs().begin(), type_specs().end(),
                                          [&](const TypeSpec& s) { return name == s.name; });
     const Layout layout(spec);
-    const int max_count = static_cast<int>(
-        *std::max_element(o.sizes.begin(), o.sizes.end()) / layout.size());
+    const int max_count =
+        static_cast<int>(*std::max_element(o.sizes.begin(), o.sizes.end()) / layout.size());
     std::vector<unsigned char> buffer(static_cast<std::uint64_t>(max_count) * layout.extent());
     const std::size_t first = cells.size();
     for (std::uint64_t size : o.sizes) {
@@ -265,8 +264,10 @@ int run(const Options& o, int rank, int procs) {
     fmt::print("\n");
   }
   const double wall = MPI_Wtime() - start;
-  fmt::print("Medians over {} repetitions; (x mpi) = leancast median / MPI_Bcast median. "
-             "Wall time {:.1f} s.\n", o.reps, wall);
+  fmt::print(
+      "Medians over {} repetitions; (x mpi) = leancast median / MPI_Bcast median. "
+      "Wall time {:.1f} s.\n",
+      o.reps, wall);
   if (json.is_open()) {
     nlohmann::ordered_json types = nlohmann::ordered_json::object();
     for (const TypeSpec& s : type_specs()) types[s.name] = s.what;
@@ -302,7 +303,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   app.add_option("--max-iterations", o.max_iterations, "timed broadcasts per cell at most")
-      ->check(CLI::Range(1, 1000000))->capture_default_str();
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
   app.add_option("--json", o.json_path, "raw times and medians as JSON");
   app.add_option("--seed", o.seed, "seed of the per-repetition shuffle")->capture_default_str();
   int status = parse_options(app, argc, argv, rank);
@@ -322,14 +324,16 @@ int main(int argc, char** argv) {
     for (const std::string& s : split_list(sizes)) {
       const auto bytes = leancast::detail::parse_byte_size(s);
       // The element count is an int: 2^31 elements of 16 bytes at most.
-      if (!bytes || *bytes == 0 || *bytes / 16 > INT_MAX) error = "bad size " + s;
-      else o.sizes.push_back(*bytes);
+      if (!bytes || *bytes == 0 || *bytes / 16 > INT_MAX)
+        error = "bad size " + s;
+      else
+        o.sizes.push_back(*bytes);
     }
     if (error.empty() && (o.types.empty() || o.algorithms.empty() || o.sizes.empty())) {
       error = "empty list";
     }
-    status = run_or_refuse("leancast-packing-bench", error, rank,
-                           [&] { return run(o, rank, procs); });
+    status =
+        run_or_refuse("leancast-packing-bench", error, rank, [&] { return run(o, rank, procs); });
   }
   MPI_Finalize();
   return status;

@@ -18,7 +18,8 @@ PageBuffer::PageBuffer(std::uint64_t bytes, bool huge, unsigned char fill) {
   if (bytes == 0) bytes = 1;
   const std::uint64_t huge_bytes = (bytes + kHugePage - 1) / kHugePage * kHugePage;
   mapped_bytes_ = huge ? huge_bytes + kHugePage : bytes;  // room to align
-  mapping_ = mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  mapping_ =
+      mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapping_ == MAP_FAILED) {
     mapping_ = nullptr;
     throw std::bad_alloc();

@@ -43,8 +43,9 @@ std::string rotation_name(Rotation r) {
 }
 
 std::string mib_text(std::uint64_t bytes) {
-  return bytes % (1 << 20) == 0 ? fmt::format("{} MiB", bytes >> 20)
-                                : fmt::format("{:.1f} MiB", static_cast<double>(bytes) / kBytesPerMiB);
+  return bytes % (1 << 20) == 0
+             ? fmt::format("{} MiB", bytes >> 20)
+             : fmt::format("{:.1f} MiB", static_cast<double>(bytes) / kBytesPerMiB);
 }
 
 // The cache, the rotated sizes and the copy rates: the lines above the table.
@@ -54,15 +55,17 @@ void print_memory_header(const BenchRun& run) {
   for (std::uint64_t bytes : run.options.sizes) {
     for (const Cell& cell : run.cells) {
       if (cell.bytes != bytes || !cell.buffers.rotated) continue;
-      rotated += fmt::format("{}{} B x {}", rotated.empty() ? "" : ", ", bytes,
-                             cell.buffers.buffers);
+      rotated +=
+          fmt::format("{}{} B x {}", rotated.empty() ? "" : ", ", bytes, cell.buffers.buffers);
       break;
     }
   }
   fmt::print("buffers: --rotate-buffers {}, last-level cache {} ({}); rotated: {}\n",
              rotation_name(run.options.rotate_buffers), mib_text(m.llc_bytes), m.llc_source,
-             rotated.empty() ? "none" : rotated + " (each broadcast in the next; k n >= 2 caches, "
-                                                  "at most 1 GiB a rank)");
+             rotated.empty() ? "none"
+                             : rotated +
+                                   " (each broadcast in the next; k n >= 2 caches, "
+                                   "at most 1 GiB a rank)");
   if (run.options.shared_buffer) {
     fmt::print("buffers: one for all simulated ranks (SMPI_SHARED_MALLOC), data unchecked{}\n",
                run.options.shared_buffer_chosen
@@ -70,16 +73,18 @@ void print_memory_header(const BenchRun& run) {
                    : "");
   }
   if (!m.measured) return;
-  fmt::print("pages: {}; rank 0 has {} on transparent huge pages with its buffers allocated\n",
-             run.options.huge_pages ? "--huge-pages (madvise MADV_HUGEPAGE)" : "base (as allocated)",
-             mib_text(m.huge_page_bytes));
-  fmt::print("memory: best of 5, bytes written; memcpy: one core {:.2f} GiB/s, {} rank(s) of the "
-             "node at once {:.2f} GiB/s in all; through cross-memory attach (process_vm_readv, "
-             "cma's copy): one core {:.2f} GiB/s, all at once {:.2f} GiB/s in all\n",
-             m.one_core_bytes_per_second / kBytesPerMiB / 1024, m.node_ranks,
-             m.all_cores_bytes_per_second / kBytesPerMiB / 1024,
-             m.cross_memory_bytes_per_second / kBytesPerMiB / 1024,
-             m.cross_memory_all_bytes_per_second / kBytesPerMiB / 1024);
+  fmt::print(
+      "pages: {}; rank 0 has {} on transparent huge pages with its buffers allocated\n",
+      run.options.huge_pages ? "--huge-pages (madvise MADV_HUGEPAGE)" : "base (as allocated)",
+      mib_text(m.huge_page_bytes));
+  fmt::print(
+      "memory: best of 5, bytes written; memcpy: one core {:.2f} GiB/s, {} rank(s) of the "
+      "node at once {:.2f} GiB/s in all; through cross-memory attach (process_vm_readv, "
+      "cma's copy): one core {:.2f} GiB/s, all at once {:.2f} GiB/s in all\n",
+      m.one_core_bytes_per_second / kBytesPerMiB / 1024, m.node_ranks,
+      m.all_cores_bytes_per_second / kBytesPerMiB / 1024,
+      m.cross_memory_bytes_per_second / kBytesPerMiB / 1024,
+      m.cross_memory_all_bytes_per_second / kBytesPerMiB / 1024);
   if (m.core_round_trip_seconds > 0) {
     fmt::print("memory: a cache line's round trip between the node's ranks 0 and 1: {:.0f} ns\n",
                m.core_round_trip_seconds * 1e9);
@@ -88,8 +93,9 @@ void print_memory_header(const BenchRun& run) {
     fmt::print("memory: no bound: {}\n",
                run.procs < 2 ? "one rank" : "the job spans more than one node");
   } else {
-    fmt::print("memory: bound = (P-1) n / all at once; above the cache it "
-               "means something only with rotated buffers\n");
+    fmt::print(
+        "memory: bound = (P-1) n / all at once; above the cache it "
+        "means something only with rotated buffers\n");
   }
 }
 
@@ -102,7 +108,8 @@ nlohmann::ordered_json algorithm_parameters(const BenchRun& run) {
   nlohmann::ordered_json parameters = nlohmann::ordered_json::array();
   for (const std::string& name : run.options.algorithms) {
     const auto algorithm = parse_algorithm_spec(name);
-    if (!algorithm || algorithm->algorithm == Algorithm::mpi) continue;  // the MPI library's: no plan
+    if (!algorithm || algorithm->algorithm == Algorithm::mpi)
+      continue;  // the MPI library's: no plan
     for (std::uint64_t bytes : run.options.sizes) {
       const BcastShape shape{run.procs, 0, bytes, run.nodes};
       const auto resolved = run.resolved.find({name, bytes});
@@ -155,23 +162,25 @@ void print_table(const BenchRun& run) {
     for (const Cell& cell : run.cells) {
       if (cell.bytes != bytes) continue;
       const CellSummary s = summarize(run, cell);
-      const Spread& main = latency ? Spread{s.seconds_per_bcast.median * 1e6, s.seconds_per_bcast.min * 1e6,
-                                        s.seconds_per_bcast.max * 1e6}
-                               : s.bandwidth_mib_s;
+      const Spread& main =
+          latency ? Spread{s.seconds_per_bcast.median * 1e6, s.seconds_per_bcast.min * 1e6,
+                           s.seconds_per_bcast.max * 1e6}
+                  : s.bandwidth_mib_s;
       const auto limit = memory_bound_seconds(run.memory, run.procs, bytes);
-      fmt::print("{:>10}  {:<20}{:>12.1f}  {:<21}{:>12.1f}{}  {:>8.3f} [{:.3f}-{:.3f}]{}\n", bytes,
-                 cell.algorithm, main.median, fmt::format("({:.1f}-{:.1f})", main.min, main.max),
-                 s.throughput.median,
-                 limit ? fmt::format("{:>12.1f}{:>12.2f}", *limit * 1e6,
-                                     s.seconds_per_bcast.median / *limit)
-                       : "",
-                 s.speedup.median, s.speedup.min, s.speedup.max,
-                 cell.wrong_bytes ? "  DATA WRONG" : "");
+      fmt::print(
+          "{:>10}  {:<20}{:>12.1f}  {:<21}{:>12.1f}{}  {:>8.3f} [{:.3f}-{:.3f}]{}\n", bytes,
+          cell.algorithm, main.median, fmt::format("({:.1f}-{:.1f})", main.min, main.max),
+          s.throughput.median,
+          limit
+              ? fmt::format("{:>12.1f}{:>12.2f}", *limit * 1e6, s.seconds_per_bcast.median / *limit)
+              : "",
+          s.speedup.median, s.speedup.min, s.speedup.max, cell.wrong_bytes ? "  DATA WRONG" : "");
     }
   }
-  fmt::print("MB = 2^20 bytes. Medians over {} repetitions; speedup = {} time / algorithm time, "
-             "within each repetition. Wall time {:.1f} s.\n",
-             o.reps, o.baseline, run.wall_seconds);
+  fmt::print(
+      "MB = 2^20 bytes. Medians over {} repetitions; speedup = {} time / algorithm time, "
+      "within each repetition. Wall time {:.1f} s.\n",
+      o.reps, o.baseline, run.wall_seconds);
 }
 
 nlohmann::ordered_json to_json(const BenchRun& run) {

@@ -37,9 +37,9 @@ struct Spread {
 
 struct CellSummary {
   Spread seconds_per_bcast;
-  Spread bandwidth_mib_s;     // bytes per second / 2^20
-  Spread throughput;          // broadcasts per second
-  Spread speedup;             // baseline time / this time, within each repetition
+  Spread bandwidth_mib_s;  // bytes per second / 2^20
+  Spread throughput;       // broadcasts per second
+  Spread speedup;          // baseline time / this time, within each repetition
 };
 
 struct BenchRun {
@@ -47,9 +47,9 @@ struct BenchRun {
   int procs = 1;
   std::shared_ptr<const NodeMap> nodes;  // as leancast sees them: what auto chooses by
   nlohmann::ordered_json environment;
-  std::vector<Cell> cells;    // algorithm-major, in the order of options.algorithms x sizes
+  std::vector<Cell> cells;  // algorithm-major, in the order of options.algorithms x sizes
   double wall_seconds = 0;
-  MemoryInfo memory;          // the cache and the copy rates, for the memory bound
+  MemoryInfo memory;  // the cache and the copy rates, for the memory bound
   // What each leancast algorithm ran at each size, as leancast resolved it in this run
   // (auto by its table and by the environment: a configured library's broadcast, rules).
   std::map<std::pair<std::string, std::uint64_t>, AlgorithmSpec> resolved;

@@ -1,9 +1,9 @@
 // The MPI functions beneath leancast's own definitions of them (completion.cpp,
 // stepped_calls.cpp): the next definition in the process, as dlsym(RTLD_NEXT) finds it.
-// That is the MPI library's, or a profiling tool's loaded after leancast, or another copy of leancast's: a
-// program linked with libleancast that also preloads the interposer has two, and each then
-// passes the other's requests on (and so steps the other's broadcasts while it waits).
-// Where dlsym finds none, the library's PMPI_ function.
+// That is the MPI library's, or a profiling tool's loaded after leancast, or another copy of
+// leancast's: a program linked with libleancast that also preloads the interposer has two, and each
+// then passes the other's requests on (and so steps the other's broadcasts while it waits). Where
+// dlsym finds none, the library's PMPI_ function.
 #pragma once
 
 #include <dlfcn.h>

@@ -14,8 +14,8 @@ int pass_to_mpi_large([[maybe_unused]] void* buf, [[maybe_unused]] MPI_Count cou
 #endif
 }
 
-int pass_to_mpi_nonblocking(void* buf, MPI_Count count, MPI_Datatype type, int root,
-                            MPI_Comm comm, MPI_Request* request) {
+int pass_to_mpi_nonblocking(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                            MPI_Request* request) {
   if (count <= INT_MAX) {
     return PMPI_Ibcast(buf, static_cast<int>(count), type, root, comm, request);
   }

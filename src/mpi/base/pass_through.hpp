@@ -18,7 +18,7 @@ inline int pass_to_mpi(void* buf, MPI_Count count, MPI_Datatype type, int root, 
 }
 
 // PMPI_Ibcast (PMPI_Ibcast_c beyond INT_MAX where the library has it).
-int pass_to_mpi_nonblocking(void* buf, MPI_Count count, MPI_Datatype type, int root,
-                            MPI_Comm comm, MPI_Request* request);
+int pass_to_mpi_nonblocking(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                            MPI_Request* request);
 
 }  // namespace leancast::detail

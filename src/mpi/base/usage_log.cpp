@@ -49,8 +49,8 @@ std::string summary() {
     for (const auto& [algorithm, t] : totals) {
       all.calls += t.calls;
       all.bytes += t.bytes;
-      parts += " | " + to_string(algorithm) + ": " + std::to_string(t.calls) +
-               " calls, " + std::to_string(t.bytes) + " bytes";
+      parts += " | " + to_string(algorithm) + ": " + std::to_string(t.calls) + " calls, " +
+               std::to_string(t.bytes) + " bytes";
     }
   }
   return "summary: " + std::to_string(all.calls) + " broadcasts, " + std::to_string(all.bytes) +

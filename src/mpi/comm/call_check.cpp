@@ -18,8 +18,18 @@ bool is_predefined(MPI_Datatype type) {
 
 constexpr std::uint64_t kUnknown = std::numeric_limits<std::uint64_t>::max();
 
-enum Field { problem, root, bytes, algorithm, parameter, between, between_parameter, within,
-             within_parameter, kFields };
+enum Field {
+  problem,
+  root,
+  bytes,
+  algorithm,
+  parameter,
+  between,
+  between_parameter,
+  within,
+  within_parameter,
+  kFields
+};
 
 using Values = std::array<std::uint64_t, kFields>;
 
@@ -128,12 +138,12 @@ Outcome describe(const std::vector<Entry>& all) {
     std::string detail;
     for (int r : failed) {
       if (!detail.empty()) detail += ", ";
-      detail += "rank " + std::to_string(r) + " " +
-                class_text(static_cast<int>(all[r].values[problem]));
+      detail +=
+          "rank " + std::to_string(r) + " " + class_text(static_cast<int>(all[r].values[problem]));
     }
     if (first) {
-      message = "leancast: LEANCAST_CHECK: the arguments of some ranks failed their checks: " +
-                detail;
+      message =
+          "leancast: LEANCAST_CHECK: the arguments of some ranks failed their checks: " + detail;
     } else {
       message += "; and the arguments of some ranks failed their checks: " + detail;
     }
@@ -155,10 +165,11 @@ Outcome agree_on_call(PrivateComm& state, const CallSignature& mine) {
     send[i] = values[i];
     send[kFields + i] = ~values[i];  // max of the complements: the complement of the min
   }
-  if (int rc = own_collective(state, [&](MPI_Comm comm, MPI_Request* request) {
-        return PMPI_Iallreduce(send.data(), most.data(), 2 * kFields, MPI_UINT64_T, MPI_MAX, comm,
-                               request);
-      });
+  if (int rc = own_collective(state,
+                              [&](MPI_Comm comm, MPI_Request* request) {
+                                return PMPI_Iallreduce(send.data(), most.data(), 2 * kFields,
+                                                       MPI_UINT64_T, MPI_MAX, comm, request);
+                              });
       rc != MPI_SUCCESS) {
     return {rc, {}};
   }
@@ -170,10 +181,11 @@ Outcome agree_on_call(PrivateComm& state, const CallSignature& mine) {
   const std::string spec = mine.algorithm ? to_string(*mine.algorithm) : "?";
   std::strncpy(entry.spec, spec.c_str(), sizeof entry.spec - 1);
   std::vector<Entry> all(static_cast<std::size_t>(state.size()));
-  if (int rc = own_collective(state, [&](MPI_Comm comm, MPI_Request* request) {
-        return PMPI_Iallgather(&entry, sizeof entry, MPI_BYTE, all.data(), sizeof entry, MPI_BYTE,
-                               comm, request);
-      });
+  if (int rc = own_collective(state,
+                              [&](MPI_Comm comm, MPI_Request* request) {
+                                return PMPI_Iallgather(&entry, sizeof entry, MPI_BYTE, all.data(),
+                                                       sizeof entry, MPI_BYTE, comm, request);
+                              });
       rc != MPI_SUCCESS) {
     return {rc, {}};
   }
@@ -188,8 +200,7 @@ std::optional<Problem> check_arguments(const BcastCall& call, int size, bool& pr
     // Packing zero elements checks the datatype, commit included, in both MPI libraries.
     char scratch = 0;
     int position = 0;
-    const int rc =
-        MPI_Pack(call.buf, 0, call.type, &scratch, 0, &position, local_check_comm());
+    const int rc = MPI_Pack(call.buf, 0, call.type, &scratch, 0, &position, local_check_comm());
     int error_class = MPI_SUCCESS;
     if (rc != MPI_SUCCESS) MPI_Error_class(rc, &error_class);
     if (error_class == MPI_ERR_TYPE) return Problem::uncommitted_datatype;

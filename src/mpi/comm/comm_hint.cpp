@@ -67,8 +67,7 @@ std::optional<std::string> algorithm_info_value(MPI_Info info) {
     return std::nullopt;
   }
   std::vector<char> text(static_cast<std::size_t>(length) + 1, '\0');
-  if (MPI_Info_get(info, kAlgorithmInfoKey, length, text.data(), &found) != MPI_SUCCESS ||
-      !found) {
+  if (MPI_Info_get(info, kAlgorithmInfoKey, length, text.data(), &found) != MPI_SUCCESS || !found) {
     return std::nullopt;
   }
   return std::string(text.data());

@@ -29,24 +29,24 @@ int with_state(int rc, MPI_Comm comm) {
 
 // MPI_NAME(PARAMETERS) as the library's, assisted like a collective, then the private state
 // of the communicator `NEWCOMM` names.
-#define LEANCAST_CONSTRUCTOR(NAME, NEWCOMM, PARAMETERS, ...)                            \
-  extern "C" int MPI_##NAME PARAMETERS {                                              \
-    static const auto next = next_definition("MPI_" #NAME, &PMPI_##NAME);             \
-    std::optional<BlockedInLibrary> blocked;                                          \
-    if (must_step()) blocked.emplace();                                               \
-    const int rc = next(__VA_ARGS__);                                                 \
-    return with_state(rc, *(NEWCOMM));                                                \
+#define LEANCAST_CONSTRUCTOR(NAME, NEWCOMM, PARAMETERS, ...)              \
+  extern "C" int MPI_##NAME PARAMETERS {                                  \
+    static const auto next = next_definition("MPI_" #NAME, &PMPI_##NAME); \
+    std::optional<BlockedInLibrary> blocked;                              \
+    if (must_step()) blocked.emplace();                                   \
+    const int rc = next(__VA_ARGS__);                                     \
+    return with_state(rc, *(NEWCOMM));                                    \
   }
 
 }  // namespace
 
 LEANCAST_CONSTRUCTOR(Comm_dup, a1, (MPI_Comm a0, MPI_Comm* a1), a0, a1)
 LEANCAST_CONSTRUCTOR(Comm_create, a2, (MPI_Comm a0, MPI_Group a1, MPI_Comm* a2), a0, a1, a2)
-LEANCAST_CONSTRUCTOR(Comm_create_group, a3, (MPI_Comm a0, MPI_Group a1, int a2, MPI_Comm* a3),
-                     a0, a1, a2, a3)
+LEANCAST_CONSTRUCTOR(Comm_create_group, a3, (MPI_Comm a0, MPI_Group a1, int a2, MPI_Comm* a3), a0,
+                     a1, a2, a3)
 LEANCAST_CONSTRUCTOR(Comm_split, a3, (MPI_Comm a0, int a1, int a2, MPI_Comm* a3), a0, a1, a2, a3)
-LEANCAST_CONSTRUCTOR(Comm_split_type, a4,
-                     (MPI_Comm a0, int a1, int a2, MPI_Info a3, MPI_Comm* a4), a0, a1, a2, a3, a4)
+LEANCAST_CONSTRUCTOR(Comm_split_type, a4, (MPI_Comm a0, int a1, int a2, MPI_Info a3, MPI_Comm* a4),
+                     a0, a1, a2, a3, a4)
 LEANCAST_CONSTRUCTOR(Intercomm_merge, a2, (MPI_Comm a0, int a1, MPI_Comm* a2), a0, a1, a2)
 LEANCAST_CONSTRUCTOR(Cart_create, a5,
                      (MPI_Comm a0, int a1, const int a2[], const int a3[], int a4, MPI_Comm* a5),
@@ -67,17 +67,17 @@ LEANCAST_CONSTRUCTOR(Dist_graph_create_adjacent, a9,
 // The calls that make (or end) an intercommunicator, which leancast leaves to the library
 // and so gives no private state: assisted like any collective.
 LEANCAST_ASSISTED(Intercomm_create,
-                  (MPI_Comm a0, int a1, MPI_Comm a2, int a3, int a4, MPI_Comm* a5),
-                  a0, a1, a2, a3, a4, a5)
+                  (MPI_Comm a0, int a1, MPI_Comm a2, int a3, int a4, MPI_Comm* a5), a0, a1, a2, a3,
+                  a4, a5)
 LEANCAST_ASSISTED(Comm_spawn,
                   (const char* a0, char* a1[], int a2, MPI_Info a3, int a4, MPI_Comm a5,
                    MPI_Comm* a6, int a7[]),
                   a0, a1, a2, a3, a4, a5, a6, a7)
-LEANCAST_ASSISTED(Comm_accept, (const char* a0, MPI_Info a1, int a2, MPI_Comm a3, MPI_Comm* a4),
-                  a0, a1, a2, a3, a4)
+LEANCAST_ASSISTED(Comm_accept, (const char* a0, MPI_Info a1, int a2, MPI_Comm a3, MPI_Comm* a4), a0,
+                  a1, a2, a3, a4)
 LEANCAST_ASSISTED(Comm_connect, (const char* a0, MPI_Info a1, int a2, MPI_Comm a3, MPI_Comm* a4),
                   a0, a1, a2, a3, a4)
-LEANCAST_ASSISTED(Comm_disconnect, (MPI_Comm* a0), a0)
+LEANCAST_ASSISTED(Comm_disconnect, (MPI_Comm * a0), a0)
 
 namespace {
 

@@ -86,8 +86,10 @@ int write_tune_file(MPI_Comm, int, void*, void*) {
   }
   if (learned.empty() || !is_world_rank0()) return MPI_SUCCESS;
   if (!settings.tune_file.writable) {
-    rank0_print("LEANCAST_TUNE_FILE=" + settings.tune_path + " is not leancast's; what this job "
-                "learned (" + std::to_string(learned.size()) + " rules) is not written");
+    rank0_print("LEANCAST_TUNE_FILE=" + settings.tune_path +
+                " is not leancast's; what this job "
+                "learned (" +
+                std::to_string(learned.size()) + " rules) is not written");
     return MPI_SUCCESS;
   }
   const std::string about = "Last written " + today() + " on " + machine() + ".";
@@ -114,7 +116,8 @@ void install_file_hook() {
 
 void report(const PrivateComm& state, const TunedClass& tuned) {
   const Settings& settings = process_settings();
-  const int per_node = node_counts({state.size(), 0, tuned.first_bytes, state.nodes()}).ranks_per_node;
+  const int per_node =
+      node_counts({state.size(), 0, tuned.first_bytes, state.nodes()}).ranks_per_node;
   const std::uint64_t low = class_low(tuned.size_class), high = class_high(tuned.size_class);
   const double speedup = tuned.seconds[0] / tuned.seconds[tuned.winner];
   if (settings.verbose) {
@@ -123,15 +126,15 @@ void report(const PrivateComm& state, const TunedClass& tuned) {
                             to_string(tuned.candidates[tuned.winner]), speedup));
   }
   if (settings.tune_path.empty()) return;
-  const std::string evidence = fmt::format(
-      "online {} on {}: P={} ppn={}, {} B, slowest rank's median of {} calls: {}", today(),
-      machine(), state.size(), per_node, tuned.first_bytes, settings.tune.trials,
-      times_text(tuned));
+  const std::string evidence =
+      fmt::format("online {} on {}: P={} ppn={}, {} B, slowest rank's median of {} calls: {}",
+                  today(), machine(), state.size(), per_node, tuned.first_bytes,
+                  settings.tune.trials, times_text(tuned));
   {
     std::lock_guard lock(learned_mutex);
     if (!learned_keys.emplace(state.size(), per_node, tuned.size_class).second) return;
-    learned_lines.push_back(learned_rule(state.size(), per_node, low, high,
-                                         tuned.candidates[tuned.winner], evidence));
+    learned_lines.push_back(
+        learned_rule(state.size(), per_node, low, high, tuned.candidates[tuned.winner], evidence));
   }
   install_file_hook();
 }

@@ -54,8 +54,8 @@ PrivateComm::~PrivateComm() {
   count_private_comm(false);
 }
 
-const std::shared_ptr<const Program>& PrivateComm::program(const AlgorithmSpec& algorithm,
-                                                                   int root, std::uint64_t bytes) {
+const std::shared_ptr<const Program>& PrivateComm::program(const AlgorithmSpec& algorithm, int root,
+                                                           std::uint64_t bytes) {
   const Key key{algorithm, root, bytes};
   for (auto it = recent_.begin(); it != recent_.end(); ++it) {
     if (it->first == key) {
@@ -125,7 +125,8 @@ int PrivateComm::shared_window(bool per_node, std::uint64_t slot_bytes, SharedWi
       for (int r = 0; r < size_; ++r) {
         if (!per_node || (*nodes_)[static_cast<std::size_t>(r)] == group) ranks.push_back(r);
       }
-      const int member = static_cast<int>(std::find(ranks.begin(), ranks.end(), rank_) - ranks.begin());
+      const int member =
+          static_cast<int>(std::find(ranks.begin(), ranks.end(), rank_) - ranks.begin());
       shared.window = std::make_unique<SharedWindow>(std::move(ranks), member);
     }
     shared.setup = std::make_unique<WindowSetup>(comm_, rank_, *shared.window,

@@ -66,7 +66,7 @@ class PrivateComm final : public RunComm {
 
   // This rank's operations for one broadcast (algorithm already resolved), cached.
   const std::shared_ptr<const Program>& program(const AlgorithmSpec& algorithm, int root,
-                                         std::uint64_t bytes) override;
+                                                std::uint64_t bytes) override;
 
   ExecutorScratch& scratch() { return scratch_; }
   // The sequence number of the next broadcast that runs a schedule here, and the mask of
@@ -134,8 +134,8 @@ class PrivateComm final : public RunComm {
   void remember_ibcast(const BcastCall& call, const std::optional<AlgorithmSpec>& named,
                        const TypeInfo& info, const Decision& decision) {
     using Passes = LastCall::Passes;
-    last_ibcast_ = kept(call, named, info, decision,
-                        deferred(decision) ? Passes::always : Passes::never);
+    last_ibcast_ =
+        kept(call, named, info, decision, deferred(decision) ? Passes::always : Passes::never);
   }
 
   // The copies a blocking broadcast of `plan` runs at once (CopiesAtOnce, broadcast_run.hpp):
@@ -151,8 +151,8 @@ class PrivateComm final : public RunComm {
   // waiting: kPending while it goes on (`waiting` is what it waits for), MPI_SUCCESS with
   // `out` once the window is there, or an error on every rank alike (for good, with `why`:
   // MPI_ERR_UNSUPPORTED_OPERATION where those ranks do not share memory).
-  int shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out,
-                    std::string& why, MPI_Request*& waiting) override;
+  int shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out, std::string& why,
+                    MPI_Request*& waiting) override;
   SharedWindow* current_window(bool per_node, std::uint64_t slot_bytes) const override;
   std::uint64_t blocking_window_slot(bool per_node) const override {
     return shared_[per_node ? 1 : 0].blocking_slot;
@@ -194,8 +194,8 @@ class PrivateComm final : public RunComm {
   std::optional<AlgorithmSpec> hint_;
   static LastCall kept(const BcastCall& call, const std::optional<AlgorithmSpec>& named,
                        const TypeInfo& info, const Decision& decision, LastCall::Passes passes) {
-    return {call.count, call.type, call.root, named.has_value(), passes, false, named, info,
-            decision};
+    return {call.count, call.type, call.root, named.has_value(), passes,
+            false,      named,     info,      decision};
   }
   static bool repeats(const LastCall& last, const BcastCall& call, const AlgorithmSpec* named) {
     return last.type != MPI_DATATYPE_NULL && last.count == call.count && last.type == call.type &&
@@ -211,12 +211,12 @@ class PrivateComm final : public RunComm {
   struct Shared {
     std::unique_ptr<SharedWindow> window;
     std::unique_ptr<WindowSetup> setup;  // making or growing it, while that goes on
-    int error = MPI_SUCCESS;  // why there is none, once found out
+    int error = MPI_SUCCESS;             // why there is none, once found out
     std::string why;
     std::uint64_t blocking_slot = 0;  // note_blocking_window's
   };
   std::array<Shared, 2> shared_;  // [0] the communicator's, [1] the node's
-  CopiesAtOnce copies_;  // aimed at a program of recent_ (forgotten when it leaves)
+  CopiesAtOnce copies_;           // aimed at a program of recent_ (forgotten when it leaves)
 };
 
 // The private state of `user` (an intracommunicator), made collectively if there is none
@@ -229,7 +229,6 @@ int private_comm(MPI_Comm user, PrivateComm*& out);
 // MPI 4.1: docs/benchmarks/call-path/); freeing any private state forgets it (a freed
 // communicator's handle may come back for another). The remembered lookup is inline.
 int find_private_comm(MPI_Comm user, PrivateComm*& out);
-
 
 #ifndef LEANCAST_SMPI
 // The last private state this thread found, and on which communicator. (Not under SMPI,

@@ -209,10 +209,9 @@ class Engine {
         // Idle while a completion call polls: it steps the tasks itself, and on a node
         // without a spare core the two would take turns on one.
         wake_.wait(guard, [this] {
-          return stopping_ ||
-                 (outstanding() && polling_.load(std::memory_order_acquire) == 0 &&
-                  (process_settings().progress_thread ||
-                   blocked_.load(std::memory_order_acquire) > 0));
+          return stopping_ || (outstanding() && polling_.load(std::memory_order_acquire) == 0 &&
+                               (process_settings().progress_thread ||
+                                blocked_.load(std::memory_order_acquire) > 0));
         });
         if (stopping_) return;
         if (copies_only) {

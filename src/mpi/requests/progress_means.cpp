@@ -37,14 +37,16 @@ bool blocked_calls_step_tasks() {
   return thread_multiple() || library_progress_register() != nullptr;
 }
 
-Decision nonblocking_choice(const Decision& decision, const BcastCall& call,
-                            const TypeInfo& info, RunComm* state) {
+Decision nonblocking_choice(const Decision& decision, const BcastCall& call, const TypeInfo& info,
+                            RunComm* state) {
   if (decision.algorithm.algorithm == Algorithm::mpi) return decision;
   if (state == nullptr) {
-    return {Algorithm::mpi, decision.named, "a nonblocking call on a communicator without a private one yet"};
+    return {Algorithm::mpi, decision.named,
+            "a nonblocking call on a communicator without a private one yet"};
   }
   if (!chosen_by_auto(decision)) return decision;
-  if (info.bytes < 16 * 1024) return {Algorithm::mpi, decision.named, "a nonblocking call below 16 KiB"};
+  if (info.bytes < 16 * 1024)
+    return {Algorithm::mpi, decision.named, "a nonblocking call below 16 KiB"};
   if (blocked_calls_step_tasks()) return decision;
   const BroadcastPlan plan{.call = call,
                            .state = state,

@@ -30,8 +30,8 @@ bool blocked_calls_step_tasks();
 // where blocked calls step tasks or the helper thread can finish it, on a communicator with
 // a private state (a nonblocking call may not wait to make one: private_comm.hpp); elsewhere
 // the library's MPI_Ibcast.
-Decision nonblocking_choice(const Decision& decision, const BcastCall& call,
-                            const TypeInfo& info, RunComm* state);
+Decision nonblocking_choice(const Decision& decision, const BcastCall& call, const TypeInfo& info,
+                            RunComm* state);
 // The reason of a choice that depends on the communicator's window (not to be remembered:
 // a later call may find one).
 inline constexpr std::string_view kUnsteppedNonblocking =

@@ -204,7 +204,8 @@ int wait_one(MPI_Request* request, MPI_Status* status) {
   int flag = 0;
   const int rc = poll(
       true, [&] { return next_mpi().test(requests.inner(), &flag, status); },
-      [&] { return flag = 1, next_mpi().wait(requests.inner(), status); }, [&] { return flag != 0; });
+      [&] { return flag = 1, next_mpi().wait(requests.inner(), status); },
+      [&] { return flag != 0; });
   return finish_single(requests, rc == MPI_SUCCESS && flag, rc);
 }
 
@@ -254,7 +255,9 @@ int wait_any(int count, MPI_Request requests_in[], int* index, MPI_Status* statu
 int test_any(int count, MPI_Request requests_in[], int* index, int* flag, MPI_Status* status) {
   Requests requests(count, requests_in);
   if (requests.library_only()) return next_mpi().testany(count, requests_in, index, flag, status);
-  const auto test = [&] { return next_mpi().testany(count, requests.inner(), index, flag, status); };
+  const auto test = [&] {
+    return next_mpi().testany(count, requests.inner(), index, flag, status);
+  };
   const int rc = poll(false, test, test, [] { return true; });
   const bool one = rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED;
   return finish_at(requests, count, one ? *index : -1, rc);

@@ -36,23 +36,22 @@ int stepped(Start start, MPI_Status* status = MPI_STATUS_IGNORE) {
 
 // MPI_NAME(PARAMETERS): the next definition unchanged, or PMPI_INAME with the same arguments
 // and a request, waited for by leancast. The arguments are named a0, a1, ... in order.
-#define LEANCAST_STEPPED(NAME, INAME, PARAMETERS, ...)                                \
-  extern "C" int MPI_##NAME PARAMETERS {                                              \
-    namespace lc = leancast::detail;                                                  \
-    static const auto next = lc::next_definition("MPI_" #NAME, &PMPI_##NAME);         \
-    if (!lc::must_step()) return next(__VA_ARGS__);                                   \
-    return lc::stepped(                                                               \
-        [&](MPI_Request* request) { return PMPI_##INAME(__VA_ARGS__, request); });    \
+#define LEANCAST_STEPPED(NAME, INAME, PARAMETERS, ...)                                            \
+  extern "C" int MPI_##NAME PARAMETERS {                                                          \
+    namespace lc = leancast::detail;                                                              \
+    static const auto next = lc::next_definition("MPI_" #NAME, &PMPI_##NAME);                     \
+    if (!lc::must_step()) return next(__VA_ARGS__);                                               \
+    return lc::stepped([&](MPI_Request* request) { return PMPI_##INAME(__VA_ARGS__, request); }); \
   }
 
 // MPI_NAME(PARAMETERS): the next definition, under a BlockedInLibrary while broadcasts are
 // outstanding (the progress thread steps them where MPI allows several threads, Open MPI's
 // progress engine below that: nonblocking.hpp).
-#define LEANCAST_ASSISTED(NAME, PARAMETERS, ...)                                         \
-  extern "C" int MPI_##NAME PARAMETERS {                                              \
-    namespace lc = leancast::detail;                                                  \
-    static const auto next = lc::next_definition("MPI_" #NAME, &PMPI_##NAME);         \
-    if (!lc::must_step()) return next(__VA_ARGS__);                                   \
-    const lc::BlockedInLibrary blocked;                                               \
-    return next(__VA_ARGS__);                                                         \
+#define LEANCAST_ASSISTED(NAME, PARAMETERS, ...)                              \
+  extern "C" int MPI_##NAME PARAMETERS {                                      \
+    namespace lc = leancast::detail;                                          \
+    static const auto next = lc::next_definition("MPI_" #NAME, &PMPI_##NAME); \
+    if (!lc::must_step()) return next(__VA_ARGS__);                           \
+    const lc::BlockedInLibrary blocked;                                       \
+    return next(__VA_ARGS__);                                                 \
   }

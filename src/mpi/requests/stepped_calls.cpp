@@ -39,10 +39,10 @@ int probe_stepping(Probe probe, Blocking blocking) {
 
 }  // namespace
 
-#define LEANCAST_P2P(NAME, INAME)                                                        \
-  LEANCAST_STEPPED(NAME, INAME,                                                          \
-                   (const void* a0, int a1, MPI_Datatype a2, int a3, int a4, MPI_Comm a5), \
-                   a0, a1, a2, a3, a4, a5)
+#define LEANCAST_P2P(NAME, INAME)                                                                  \
+  LEANCAST_STEPPED(NAME, INAME,                                                                    \
+                   (const void* a0, int a1, MPI_Datatype a2, int a3, int a4, MPI_Comm a5), a0, a1, \
+                   a2, a3, a4, a5)
 LEANCAST_P2P(Send, Isend)
 LEANCAST_P2P(Ssend, Issend)
 LEANCAST_P2P(Rsend, Irsend)
@@ -63,11 +63,11 @@ LEANCAST_ASSISTED(Scatter,
                   (const void* a0, int a1, MPI_Datatype a2, void* a3, int a4, MPI_Datatype a5,
                    int a6, MPI_Comm a7),
                   a0, a1, a2, a3, a4, a5, a6, a7)
-#define LEANCAST_ALL(NAME)                                                                \
-  LEANCAST_ASSISTED(NAME,                                                                 \
-                    (const void* a0, int a1, MPI_Datatype a2, void* a3, int a4,           \
-                     MPI_Datatype a5, MPI_Comm a6),                                       \
-                    a0, a1, a2, a3, a4, a5, a6)
+#define LEANCAST_ALL(NAME)                                                                       \
+  LEANCAST_ASSISTED(                                                                             \
+      NAME,                                                                                      \
+      (const void* a0, int a1, MPI_Datatype a2, void* a3, int a4, MPI_Datatype a5, MPI_Comm a6), \
+      a0, a1, a2, a3, a4, a5, a6)
 LEANCAST_ALL(Allgather)
 LEANCAST_ALL(Alltoall)
 LEANCAST_ALL(Neighbor_allgather)
@@ -82,29 +82,28 @@ LEANCAST_ASSISTED(Scatterv,
                    int a5, MPI_Datatype a6, int a7, MPI_Comm a8),
                   a0, a1, a2, a3, a4, a5, a6, a7, a8)
 
-#define LEANCAST_ALLV(NAME)                                                               \
-  LEANCAST_ASSISTED(NAME,                                                                 \
-                    (const void* a0, int a1, MPI_Datatype a2, void* a3, const int a4[],   \
-                     const int a5[], MPI_Datatype a6, MPI_Comm a7),                       \
+#define LEANCAST_ALLV(NAME)                                                             \
+  LEANCAST_ASSISTED(NAME,                                                               \
+                    (const void* a0, int a1, MPI_Datatype a2, void* a3, const int a4[], \
+                     const int a5[], MPI_Datatype a6, MPI_Comm a7),                     \
                     a0, a1, a2, a3, a4, a5, a6, a7)
 LEANCAST_ALLV(Allgatherv)
 LEANCAST_ALLV(Neighbor_allgatherv)
 
-#define LEANCAST_ALLTOALLV(NAME)                                                          \
-  LEANCAST_ASSISTED(NAME,                                                                 \
-                    (const void* a0, const int a1[], const int a2[], MPI_Datatype a3,     \
-                     void* a4, const int a5[], const int a6[], MPI_Datatype a7,           \
-                     MPI_Comm a8),                                                        \
+#define LEANCAST_ALLTOALLV(NAME)                                                                \
+  LEANCAST_ASSISTED(NAME,                                                                       \
+                    (const void* a0, const int a1[], const int a2[], MPI_Datatype a3, void* a4, \
+                     const int a5[], const int a6[], MPI_Datatype a7, MPI_Comm a8),             \
                     a0, a1, a2, a3, a4, a5, a6, a7, a8)
 LEANCAST_ALLTOALLV(Alltoallv)
 LEANCAST_ALLTOALLV(Neighbor_alltoallv)
 
-#define LEANCAST_ALLTOALLW(NAME, DISPLACEMENT)                                            \
-  LEANCAST_ASSISTED(NAME,                                                                 \
-                    (const void* a0, const int a1[], const DISPLACEMENT a2[],             \
-                     const MPI_Datatype a3[], void* a4, const int a5[],                   \
-                     const DISPLACEMENT a6[], const MPI_Datatype a7[], MPI_Comm a8),      \
-                    a0, a1, a2, a3, a4, a5, a6, a7, a8)
+#define LEANCAST_ALLTOALLW(NAME, DISPLACEMENT)                                                     \
+  LEANCAST_ASSISTED(                                                                               \
+      NAME,                                                                                        \
+      (const void* a0, const int a1[], const DISPLACEMENT a2[], const MPI_Datatype a3[], void* a4, \
+       const int a5[], const DISPLACEMENT a6[], const MPI_Datatype a7[], MPI_Comm a8),             \
+      a0, a1, a2, a3, a4, a5, a6, a7, a8)
 LEANCAST_ALLTOALLW(Alltoallw, int)
 LEANCAST_ALLTOALLW(Neighbor_alltoallw, MPI_Aint)
 
@@ -113,10 +112,9 @@ LEANCAST_ASSISTED(Reduce,
                    MPI_Comm a6),
                   a0, a1, a2, a3, a4, a5, a6)
 
-#define LEANCAST_REDUCING(NAME, COUNT)                                                    \
-  LEANCAST_ASSISTED(NAME,                                                                 \
-                    (const void* a0, void* a1, COUNT a2, MPI_Datatype a3, MPI_Op a4,      \
-                     MPI_Comm a5),                                                        \
+#define LEANCAST_REDUCING(NAME, COUNT)                                                             \
+  LEANCAST_ASSISTED(NAME,                                                                          \
+                    (const void* a0, void* a1, COUNT a2, MPI_Datatype a3, MPI_Op a4, MPI_Comm a5), \
                     a0, a1, a2, a3, a4, a5)
 LEANCAST_REDUCING(Allreduce, int)
 LEANCAST_REDUCING(Reduce_scatter_block, int)
@@ -124,8 +122,8 @@ LEANCAST_REDUCING(Reduce_scatter, const int*)
 LEANCAST_REDUCING(Scan, int)
 LEANCAST_REDUCING(Exscan, int)
 
-extern "C" int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag,
-                        MPI_Comm comm, MPI_Status* status) {
+extern "C" int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                        MPI_Status* status) {
   static const auto next = next_definition("MPI_Recv", &PMPI_Recv);
   if (!must_step()) return next(buf, count, type, source, tag, comm, status);
   return stepped(
@@ -147,9 +145,8 @@ extern "C" int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* m
 extern "C" int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   static const auto next = next_definition("MPI_Probe", &PMPI_Probe);
   if (!must_step()) return next(source, tag, comm, status);
-  return probe_stepping(
-      [&](int* flag) { return PMPI_Iprobe(source, tag, comm, flag, status); },
-      [&] { return next(source, tag, comm, status); });
+  return probe_stepping([&](int* flag) { return PMPI_Iprobe(source, tag, comm, flag, status); },
+                        [&] { return next(source, tag, comm, status); });
 }
 
 extern "C" int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message,
@@ -179,9 +176,8 @@ int exchange(Start start, MPI_Status* status) {
     MPI_Status statuses[2];
     const int rc = wait_all(2, requests, statuses);
     if (status != MPI_STATUS_IGNORE) *status = statuses[0];
-    return rc == MPI_ERR_IN_STATUS ? statuses[0].MPI_ERROR != MPI_SUCCESS
-                                         ? statuses[0].MPI_ERROR
-                                         : statuses[1].MPI_ERROR
+    return rc == MPI_ERR_IN_STATUS ? statuses[0].MPI_ERROR != MPI_SUCCESS ? statuses[0].MPI_ERROR
+                                                                          : statuses[1].MPI_ERROR
                                    : rc;
   } catch (const std::bad_alloc&) {
     return MPI_ERR_NO_MEM;
@@ -197,8 +193,8 @@ extern "C" int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sen
                             int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   static const auto next = next_definition("MPI_Sendrecv", &PMPI_Sendrecv);
   if (!must_step()) {
-    return next(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                source, recvtag, comm, status);
+    return next(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                recvtag, comm, status);
   }
   return exchange(
       [&](MPI_Request requests[2]) {
@@ -211,9 +207,8 @@ extern "C" int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sen
       status);
 }
 
-extern "C" int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest,
-                                    int sendtag, int source, int recvtag, MPI_Comm comm,
-                                    MPI_Status* status) {
+extern "C" int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
+                                    int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   static const auto next = next_definition("MPI_Sendrecv_replace", &PMPI_Sendrecv_replace);
   if (!must_step()) return next(buf, count, type, dest, sendtag, source, recvtag, comm, status);
   // The outgoing data leaves from a packed copy, so that the receive can land in `buf`.

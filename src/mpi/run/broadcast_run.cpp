@@ -39,7 +39,8 @@ bool per_node(const BroadcastPlan& plan) {
 }
 
 std::uint64_t slot_needed(const BroadcastPlan& plan) {
-  return std::max(shared_slot(plan.decision.algorithm, plan.info.bytes), plan.program->largest_shared);
+  return std::max(shared_slot(plan.decision.algorithm, plan.info.bytes),
+                  plan.program->largest_shared);
 }
 
 // What the copies run with, once the window is there (`flagged`: the messages before
@@ -157,9 +158,8 @@ void CopiesAtOnce::forget() {
 
 SharedWindow* CopiesAtOnce::window() const {
   SharedWindow* window = state_->current_window(per_node_, slot_);
-  return window != nullptr && (run_.program->cross.empty() || window->cross_allowed())
-             ? window
-             : nullptr;
+  return window != nullptr && (run_.program->cross.empty() || window->cross_allowed()) ? window
+                                                                                       : nullptr;
 }
 
 const std::string& CopiesAtOnce::message() const {
@@ -225,13 +225,13 @@ bool BroadcastRun::step(bool wait, bool posting_only) {
           if (!messages_->advance(wait)) return false;
         }
         stage_ = plan_->program->shared.empty() && plan_->program->cross.empty() ? Stage::done
-                                                                               : Stage::copies;
+                                                                                 : Stage::copies;
         if (stage_ == Stage::done) finish();
         continue;
       case Stage::copies:
         if (!copies_) {
-          const SharedRun run =
-              copy_run(*plan_, buffer_, window_, messages_ && messages_->outcome().code != MPI_SUCCESS);
+          const SharedRun run = copy_run(*plan_, buffer_, window_,
+                                         messages_ && messages_->outcome().code != MPI_SUCCESS);
           if (plan_->program->cross.empty()) {
             copies_ = &shared_copies_.emplace(run);
           } else {
@@ -383,7 +383,8 @@ void BroadcastRun::finish() {
   outcome_ = sent.code != MPI_SUCCESS ? sent : copies_ ? copies_->outcome() : Outcome{};
   // A receiver unpacks what it has even after an error: MPI leaves the buffer's content
   // undefined then, and the error says so.
-  if (int rc = buffer_.close(); rc != MPI_SUCCESS && outcome_.code == MPI_SUCCESS) outcome_.code = rc;
+  if (int rc = buffer_.close(); rc != MPI_SUCCESS && outcome_.code == MPI_SUCCESS)
+    outcome_.code = rc;
   messages_.reset();
   drop_copies();
   stage_ = Stage::done;

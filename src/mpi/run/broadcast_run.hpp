@@ -64,7 +64,7 @@ class RunComm {
   // This rank's operations for one broadcast of a resolved algorithm: a reference into the
   // communicator's cache, valid until the next call.
   virtual const std::shared_ptr<const Program>& program(const AlgorithmSpec& algorithm, int root,
-                                                 std::uint64_t bytes) = 0;
+                                                        std::uint64_t bytes) = 0;
   virtual int shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out,
                             std::string& why, MPI_Request*& waiting) = 0;
   // That window if it is there with such slots and nothing to exchange (no MPI call), else null.
@@ -147,7 +147,6 @@ class BroadcastRun {
   void open();
   void finish();
   void fail(int code, std::string message = {});
-
 
   // The caller's plan; a copy (replaced_) only where cma runs as shm: a copy per run was a
   // Decision and an atomic count of the program, 40-50 ns of a 250 ns small broadcast.

@@ -46,8 +46,8 @@ int pack(const void* in, MPI_Count n, MPI_Datatype type, void* out, std::uint64_
   }
 #endif
   int position = 0;
-  const int rc = MPI_Pack(in, static_cast<int>(n), type, out, static_cast<int>(bytes), &position,
-                          comm);
+  const int rc =
+      MPI_Pack(in, static_cast<int>(n), type, out, static_cast<int>(bytes), &position, comm);
   // A different count means a heterogeneous packed format, which leancast cannot cut.
   return rc != MPI_SUCCESS || static_cast<std::uint64_t>(position) == bytes ? rc : MPI_ERR_INTERN;
 }
@@ -84,7 +84,8 @@ int at_real_address(void* address, MPI_Count n, MPI_Datatype type, Fn fn) {
   const MPI_Aint displacement = -anchor_address;
   const int block = static_cast<int>(n);  // n <= elements of one piece, far below INT_MAX
   MPI_Datatype shifted = MPI_DATATYPE_NULL;
-  if (int rc = MPI_Type_create_hindexed(1, &block, &displacement, type, &shifted); rc != MPI_SUCCESS) {
+  if (int rc = MPI_Type_create_hindexed(1, &block, &displacement, type, &shifted);
+      rc != MPI_SUCCESS) {
     return rc;
   }
   int rc = MPI_Type_commit(&shifted);
@@ -191,11 +192,12 @@ int ByteBuffer::move_piece(std::uint64_t index, bool packing) {
   const MPI_Count first = static_cast<MPI_Count>(index) * per_piece_;
   const MPI_Count n = static_cast<MPI_Count>(bytes.length / element_bytes_);
   std::byte* packed = data_ + bytes.offset;
-  const int rc = at_real_address(
-      element(user_, extent_, first), n, type_, [&](void* user, MPI_Count elements, MPI_Datatype as) {
-        return packing ? pack(user, elements, as, packed, bytes.length, comm_)
-                       : unpack(packed, bytes.length, user, elements, as, comm_);
-      });
+  const int rc =
+      at_real_address(element(user_, extent_, first), n, type_,
+                      [&](void* user, MPI_Count elements, MPI_Datatype as) {
+                        return packing ? pack(user, elements, as, packed, bytes.length, comm_)
+                                       : unpack(packed, bytes.length, user, elements, as, comm_);
+                      });
   if (rc == MPI_SUCCESS) done_[index] = true, --pieces_left_;
   return rc;
 }

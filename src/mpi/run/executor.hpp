@@ -47,9 +47,9 @@ namespace leancast::detail {
 
 // One MPI message of an operation (operations over 1 GiB take several).
 struct Message {
-  std::uint32_t op;       // index of the operation
-  std::uint64_t length;   // bytes
-  std::byte* address;     // where they come from or go
+  std::uint32_t op;      // index of the operation
+  std::uint64_t length;  // bytes
+  std::byte* address;    // where they come from or go
 };
 
 // Buffers the dataflow executor reuses from one broadcast to the next, so that a call
@@ -75,17 +75,17 @@ inline constexpr int kDefaultSendWindow = 4;
 
 struct Execution {
   const Program* program = nullptr;
-  ByteBuffer* buffer = nullptr;  // the bytes: data(), prepare() before sends, received()
+  ByteBuffer* buffer = nullptr;   // the bytes: data(), prepare() before sends, received()
   MPI_Comm comm = MPI_COMM_NULL;  // the private communicator
   int rank = 0;
-  std::uint64_t bytes = 0;  // of the whole broadcast
-  bool holds_all = false;   // the root: every byte is held from the start
-  int signature = 0;       // broadcast_signature (broadcast_tag.hpp)
+  std::uint64_t bytes = 0;          // of the whole broadcast
+  bool holds_all = false;           // the root: every byte is held from the start
+  int signature = 0;                // broadcast_signature (broadcast_tag.hpp)
   std::uint32_t sequence = 0;       // this broadcast's number on the communicator
   std::uint32_t sequence_mask = 0;  // the bits of it the tags carry (0: none)
-  int window = 0;          // receives in flight; 0: the default
-  int send_window = 0;     // sends beyond the earliest round's in flight; 0: the default
-  int lookahead = -1;      // dataflow: rounds past the earliest unfinished one; -1: no limit
+  int window = 0;                   // receives in flight; 0: the default
+  int send_window = 0;              // sends beyond the earliest round's in flight; 0: the default
+  int lookahead = -1;  // dataflow: rounds past the earliest unfinished one; -1: no limit
   ExecutorScratch* scratch = nullptr;
 };
 
@@ -119,7 +119,7 @@ struct SharedRun {
   SharedWindow* window = nullptr;  // of the rank's group (shared_window.hpp)
   int rank = 0;                    // in the private communicator
   bool flagged = false;            // the messages before brought an error: pass it on
-  bool stream = false;             // the reader copies out with streaming stores (executor_shared.cpp)
+  bool stream = false;  // the reader copies out with streaming stores (executor_shared.cpp)
 };
 // A rank's copies: advance(false) does those that are ready and returns (true once all are
 // done); advance(true) waits for them. restart() begins the same copies again, for the next
@@ -161,7 +161,7 @@ class CrossProgress : public CopyRun {
   void restart(SharedWindow* window) override;
 
  private:
-  void begin();  // this broadcast's generation and this member's line
+  void begin();                             // this broadcast's generation and this member's line
   bool written(const Operation& op) const;  // of a cross_memory_write phase (cma-split)
   bool meet(const Operation& op, bool wait, bool& same);
   bool read(const Operation& op, bool wait);

@@ -40,7 +40,9 @@ namespace leancast::detail {
 
 namespace {
 
-std::atomic_ref<std::uint64_t> atomic(std::uint64_t& word) { return std::atomic_ref<std::uint64_t>(word); }
+std::atomic_ref<std::uint64_t> atomic(std::uint64_t& word) {
+  return std::atomic_ref<std::uint64_t>(word);
+}
 
 // Copies `bytes` of the message between this process's buffer at `local` and that of process
 // `pid` at `remote`, by `copy` (process_vm_readv: theirs to ours; process_vm_writev: ours to
@@ -147,7 +149,8 @@ bool CrossProgress::written(const Operation& op) const {
 bool CrossProgress::meet(const Operation& op, bool wait, bool& same) {
   CrossLine& line = run_.window->cross(run_.window->member_of(op.peer));
   auto generation = atomic(line.generation);
-  if (!when_ready(wait, [&] { return generation.load(std::memory_order_acquire) >= generation_; })) {
+  if (!when_ready(wait,
+                  [&] { return generation.load(std::memory_order_acquire) >= generation_; })) {
     return false;
   }
   // A peer's line past this broadcast is a peer that moved on after an error (a source
@@ -215,9 +218,10 @@ bool CrossProgress::copied(int failed, const Operation& op, std::string_view doi
 // After the bytes of `op` arrived in this rank's buffer: an error its source saw, else unpacked.
 void CrossProgress::received_from(const Operation& op) {
   if (run_.window->cross(run_.window->member_of(op.peer)).flagged) {
-    fail(MPI_ERR_OTHER, fmt::format("leancast: rank {}: cma: the data comes from rank {}, which saw "
-                                    "an error earlier in this broadcast",
-                                    run_.rank, op.peer));
+    fail(MPI_ERR_OTHER,
+         fmt::format("leancast: rank {}: cma: the data comes from rank {}, which saw "
+                     "an error earlier in this broadcast",
+                     run_.rank, op.peer));
   } else if (int rc = run_.buffer->received(op.bytes); rc != MPI_SUCCESS) {
     fail(rc, "leancast: cma: unpacking into the receive buffer failed");
   }

@@ -48,9 +48,6 @@ namespace leancast::detail {
 
 namespace {
 
-
-
-
 class DataflowRun {
  public:
   DataflowRun(const Execution& run, ExecutorScratch& scratch)
@@ -95,7 +92,8 @@ class DataflowRun {
     }
     if (!aborted_ && (next_receive_ < program_.receives.size() || sends_left())) {
       fail(MPI_ERR_INTERN, fmt::format("leancast: rank {}: the schedule stalls (a send waits for "
-                                       "bytes no receive brings)", run_.rank));
+                                       "bytes no receive brings)",
+                                       run_.rank));
     }
     finished_ = true;
     return true;
@@ -137,15 +135,15 @@ class DataflowRun {
         promised_.add(op.bytes);
       }
     }
-    const bool posted = for_each_message(op.bytes.length, [&](std::uint64_t offset,
-                                                              std::uint64_t bytes) {
-      const Message message{static_cast<std::uint32_t>(index), bytes, start + offset};
-      MPI_Request request = MPI_REQUEST_NULL;
-      if (!post_message(message, request)) return false;
-      requests_.push_back(request);
-      owners_.push_back(message);
-      return true;
-    });
+    const bool posted =
+        for_each_message(op.bytes.length, [&](std::uint64_t offset, std::uint64_t bytes) {
+          const Message message{static_cast<std::uint32_t>(index), bytes, start + offset};
+          MPI_Request request = MPI_REQUEST_NULL;
+          if (!post_message(message, request)) return false;
+          requests_.push_back(request);
+          owners_.push_back(message);
+          return true;
+        });
     if (!posted) abort();
   }
 
@@ -159,14 +157,13 @@ class DataflowRun {
                ? MPI_Irecv(message.address, count, MPI_BYTE, op.peer, MPI_ANY_TAG, run_.comm,
                            &request)
                : MPI_Isend(message.address, count, MPI_BYTE, op.peer,
-                           message_tag(run_.sequence, run_.signature,
-                                       outcome_.code != MPI_SUCCESS),
+                           message_tag(run_.sequence, run_.signature, outcome_.code != MPI_SUCCESS),
                            run_.comm, &request);
       if (rc == MPI_SUCCESS) return true;
-      fail(class_of(rc), fmt::format("leancast: rank {}: {} rank {} failed: {}", run_.rank,
-                                     op.direction == Direction::recv ? "MPI_Irecv from"
-                                                                     : "MPI_Isend to",
-                                     op.peer, error_text(rc)));
+      fail(class_of(rc),
+           fmt::format("leancast: rank {}: {} rank {} failed: {}", run_.rank,
+                       op.direction == Direction::recv ? "MPI_Irecv from" : "MPI_Isend to", op.peer,
+                       error_text(rc)));
     }
     return false;
   }
@@ -180,8 +177,7 @@ class DataflowRun {
 
   void post_receives() {
     const std::uint32_t last = last_round();
-    while (!aborted_ && receives_in_flight_ < window_ &&
-           next_receive_ < program_.receives.size() &&
+    while (!aborted_ && receives_in_flight_ < window_ && next_receive_ < program_.receives.size() &&
            ops_[program_.receives[next_receive_]].round <= last) {
       post(program_.receives[next_receive_++]);
       ++receives_in_flight_;
@@ -204,9 +200,9 @@ class DataflowRun {
 
   void post_send(std::size_t g, std::size_t index) {
     if (int rc = run_.buffer->prepare(ops_[index].bytes); rc != MPI_SUCCESS) {
-      fail(class_of(rc), fmt::format("leancast: rank {}: packing bytes [{}, +{}) failed: {}",
-                                     run_.rank, ops_[index].bytes.offset,
-                                     ops_[index].bytes.length, error_text(rc)));
+      fail(class_of(rc),
+           fmt::format("leancast: rank {}: packing bytes [{}, +{}) failed: {}", run_.rank,
+                       ops_[index].bytes.offset, ops_[index].bytes.length, error_text(rc)));
     }
     ++next_send_[g];
     ++sends_in_flight_;
@@ -217,8 +213,8 @@ class DataflowRun {
     // First every ready send of the earliest unfinished round, as the rounds executor would.
     const std::uint32_t round = current_round();
     for (std::size_t g = 0; g < next_send_.size() && !aborted_; ++g) {
-      for (std::size_t index; !aborted_ && (index = ready_send(g)) != SIZE_MAX &&
-                              ops_[index].round <= round;) {
+      for (std::size_t index;
+           !aborted_ && (index = ready_send(g)) != SIZE_MAX && ops_[index].round <= round;) {
         post_send(g, index);
       }
     }
@@ -296,8 +292,8 @@ class DataflowRun {
   int completed(int rc, int done) {
     if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
       // The requests' state is unknown; try again once, then give up.
-      fail(class_of(rc), fmt::format("leancast: rank {}: MPI_Waitsome failed: {}", run_.rank,
-                                     error_text(rc)));
+      fail(class_of(rc),
+           fmt::format("leancast: rank {}: MPI_Waitsome failed: {}", run_.rank, error_text(rc)));
       if (++failed_waits_ > 1) abort();
       return 1;
     }

@@ -14,8 +14,9 @@
 //  - Waiting (wait_until, guest_wait.hpp) calls into the MPI library between looks, so
 //    that the process's other MPI operations move while it waits (the rank this one waits
 //    for may be waiting for one of them), and yields after spinning briefly, so that an
-//    oversubscribed node lets the rank it waits for run. A nonblocking broadcast never waits: SharedProgress stops
-//    at the first slot that is not ready and goes on from there at its next step.
+//    oversubscribed node lets the rank it waits for run. A nonblocking broadcast never waits:
+//    SharedProgress stops at the first slot that is not ready and goes on from there at its next
+//    step.
 // Errors: a reader that finds another broadcast's segment, or a segment its writer flagged
 // (a node-aware leader that received bad data), returns an error; it still takes every
 // segment it expects, as the message executor completes its schedule. Ranks that disagree
@@ -187,16 +188,18 @@ bool SharedProgress::read(bool wait) {
         header.writer != writer || header.offset != op.bytes.offset ||
         header.length != op.bytes.length) {
       fail(MPI_ERR_TRUNCATE,
-           fmt::format("leancast: rank {}: shm: expected bytes [{}, {}) of its broadcast from rank {}, and "
-                       "the shared window holds bytes [{}, {}) of another broadcast (from member "
-                       "{}): the ranks disagree on the root, count or algorithm",
-                       run_.rank, op.bytes.offset, op.bytes.offset + op.bytes.length, op.peer,
-                       header.offset, header.offset + header.length, header.writer));
+           fmt::format(
+               "leancast: rank {}: shm: expected bytes [{}, {}) of its broadcast from rank {}, and "
+               "the shared window holds bytes [{}, {}) of another broadcast (from member "
+               "{}): the ranks disagree on the root, count or algorithm",
+               run_.rank, op.bytes.offset, op.bytes.offset + op.bytes.length, op.peer,
+               header.offset, header.offset + header.length, header.writer));
     } else {
       if (header.flagged) {
-        fail(MPI_ERR_OTHER, fmt::format("leancast: rank {}: shm: the data comes from rank {}, which saw an "
-                                        "error earlier in this broadcast",
-                                        run_.rank, op.peer));
+        fail(MPI_ERR_OTHER,
+             fmt::format("leancast: rank {}: shm: the data comes from rank {}, which saw an "
+                         "error earlier in this broadcast",
+                         run_.rank, op.peer));
       }
       std::byte* to = run_.buffer->data() + op.bytes.offset;
       if (run_.stream) {

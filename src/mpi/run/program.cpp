@@ -12,7 +12,8 @@ Program::Program(const RankSchedule& schedule, int signature_) : signature(signa
       operations.push_back(op);
     } else if (through_kernel(medium)) {
       cross.push_back(op);
-    } else if (op.direction == Direction::recv || shared.empty() || op.peer == shared.front().peer) {
+    } else if (op.direction == Direction::recv || shared.empty() ||
+               op.peer == shared.front().peer) {
       shared.push_back(op);
       largest_shared = std::max(largest_shared, op.bytes.length);
     }

@@ -1,7 +1,8 @@
 // One rank's operations for one broadcast shape, with what the dataflow executor looks up
 // on every call worked out once: the receives in schedule order and the sends grouped by
 // peer, each group in schedule order. Operations of shared-memory phases (shm) and of
-// cross-memory ones (cma) are kept apart, for their executors. Cached per communicator (private_comm.hpp).
+// cross-memory ones (cma) are kept apart, for their executors. Cached per communicator
+// (private_comm.hpp).
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,7 @@ namespace leancast::detail {
 struct Program {
   Program(const RankSchedule& schedule, int signature);
 
-  std::vector<Operation> operations;  // messages, by round, as expand() lists them
+  std::vector<Operation> operations;    // messages, by round, as expand() lists them
   std::vector<std::uint32_t> receives;  // indices into operations
   std::vector<std::pair<int, std::vector<std::uint32_t>>> sends_by_peer;  // peers ascending
   // Through shared memory (executor_shared.cpp), by round, one per segment: a writer's sends
@@ -30,7 +31,7 @@ struct Program {
   // receive waits for it.
   std::vector<Operation> cross;
   std::vector<Medium> media;  // each phase's
-  int signature = 0;  // broadcast_signature of the broadcast (broadcast_tag.hpp)
+  int signature = 0;          // broadcast_signature of the broadcast (broadcast_tag.hpp)
 };
 
 }  // namespace leancast::detail

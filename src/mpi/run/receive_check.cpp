@@ -34,8 +34,7 @@ namespace {
 enum class Sequence { current, earlier, later };
 Sequence sequence_of(const Execution& run, const MPI_Status& status) {
   if (run.sequence_mask == 0) return Sequence::current;
-  const std::uint32_t behind =
-      (run.sequence - sequence_of_tag(status.MPI_TAG)) & run.sequence_mask;
+  const std::uint32_t behind = (run.sequence - sequence_of_tag(status.MPI_TAG)) & run.sequence_mask;
   if (behind == 0) return Sequence::current;
   return behind <= run.sequence_mask / 2 ? Sequence::earlier : Sequence::later;
 }
@@ -48,8 +47,8 @@ bool check_receive(const Execution& run, const Operation& op, std::uint64_t leng
     record_failure(outcome, code, std::move(message));
   };
   const auto where = [&] {
-    return fmt::format("rank {} from rank {} (bytes [{}, +{}) of the broadcast)", run.rank,
-                       op.peer, op.bytes.offset, op.bytes.length);
+    return fmt::format("rank {} from rank {} (bytes [{}, +{}) of the broadcast)", run.rank, op.peer,
+                       op.bytes.offset, op.bytes.length);
   };
   if (error == MPI_SUCCESS || class_of(error) == MPI_ERR_TRUNCATE) {
     if (const Sequence sequence = sequence_of(run, status); sequence != Sequence::current) {
@@ -71,8 +70,8 @@ bool check_receive(const Execution& run, const Operation& op, std::uint64_t leng
   }
   if (error != MPI_SUCCESS) {
     if (class_of(error) != MPI_ERR_TRUNCATE) {
-      fail(class_of(error), fmt::format("leancast: receive {} failed: {}", where(),
-                                        error_text(error)));
+      fail(class_of(error),
+           fmt::format("leancast: receive {} failed: {}", where(), error_text(error)));
       return true;
     }
     // Open MPI counts the whole message in a truncated receive's status, MPICH nothing.

@@ -143,7 +143,7 @@ WindowSetup::WindowSetup(MPI_Comm comm, int rank, SharedWindow& window, std::uin
   mine_.bytes = static_cast<std::int64_t>(SharedWindow::bytes_for(window.members(), slot_bytes));
   if (window.member() == 0) create();
   if (int rc = PMPI_Iallgather(&mine_, sizeof mine_, MPI_BYTE, all_.data(), sizeof mine_, MPI_BYTE,
-                              comm_, &request_);
+                               comm_, &request_);
       rc != MPI_SUCCESS) {
     error_ = rc;
     phase_ = 2;
@@ -167,7 +167,8 @@ void WindowSetup::create() {
   }
   std::snprintf(mine_.name, sizeof mine_.name, "%s", name.c_str());
   int failed = posix_fallocate(fd, 0, mine_.bytes);
-  if (failed == EOPNOTSUPP || failed == EINVAL) failed = ftruncate(fd, mine_.bytes) == 0 ? 0 : errno;
+  if (failed == EOPNOTSUPP || failed == EINVAL)
+    failed = ftruncate(fd, mine_.bytes) == 0 ? 0 : errno;
   if (failed != 0) {
     close(fd);
     mine_.error = failed;
@@ -188,10 +189,11 @@ void WindowSetup::open_leader() {
   const int fd = shm_open(leader.name, O_RDWR, 0);
   const int failed = fd < 0 ? errno : map(fd, static_cast<std::uint64_t>(leader.bytes), mapped_);
   if (failed != 0) {
-    why_ = fmt::format("shm: ranks that would broadcast through one shared window do not share "
-                       "memory (rank {} cannot map rank {}'s {}: {}); shm works within one node, "
-                       "node-aware:BETWEEN/shm across nodes",
-                       rank_, leader.rank, leader.name, std::strerror(failed));
+    why_ = fmt::format(
+        "shm: ranks that would broadcast through one shared window do not share "
+        "memory (rank {} cannot map rank {}'s {}: {}); shm works within one node, "
+        "node-aware:BETWEEN/shm across nodes",
+        rank_, leader.rank, leader.name, std::strerror(failed));
   }
 }
 
@@ -230,10 +232,12 @@ bool WindowSetup::step() {
 // for the tests of the fallback.
 int WindowSetup::probe_cross() const {
   if (window_.members() < 2) return 0;
-  if (const char* deny = std::getenv("LEANCAST_TEST_DENY_CMA"); deny && std::strcmp(deny, "1") == 0) {
+  if (const char* deny = std::getenv("LEANCAST_TEST_DENY_CMA");
+      deny && std::strcmp(deny, "1") == 0) {
     return EPERM;
   }
-  const Record& other = all_[static_cast<std::size_t>(window_.rank_of(window_.member() == 0 ? 1 : 0))];
+  const Record& other =
+      all_[static_cast<std::size_t>(window_.rank_of(window_.member() == 0 ? 1 : 0))];
   std::uint64_t value = 0;
   iovec local{&value, sizeof value};
   iovec remote{reinterpret_cast<void*>(other.probe), sizeof value};
@@ -257,9 +261,10 @@ void WindowSetup::finish() {
     }
     std::string denied;
     if (everywhere_[1] != INT_MAX) {
-      denied = fmt::format("rank {} may not read or write another rank's memory "
-                           "(process_vm_readv/writev: {})",
-                           everywhere_[1] / 256, std::strerror(everywhere_[1] % 256));
+      denied = fmt::format(
+          "rank {} may not read or write another rank's memory "
+          "(process_vm_readv/writev: {})",
+          everywhere_[1] / 256, std::strerror(everywhere_[1] % 256));
     }
     window_.install(std::move(mapped_), slot_bytes_, std::move(pids), std::move(denied));
     return;
@@ -267,9 +272,10 @@ void WindowSetup::finish() {
   mapped_ = SharedMapping();
   error_ = MPI_ERR_UNSUPPORTED_OPERATION;
   if (why_.empty()) {
-    why_ = "shm: another rank of the communicator could not map its group's shared memory "
-           "(ranks on several nodes, or no room in /dev/shm); shm works within one node, "
-           "node-aware:BETWEEN/shm across nodes";
+    why_ =
+        "shm: another rank of the communicator could not map its group's shared memory "
+        "(ranks on several nodes, or no room in /dev/shm); shm works within one node, "
+        "node-aware:BETWEEN/shm across nodes";
   }
 }
 

@@ -68,8 +68,8 @@ struct alignas(64) SlotHeader {
   std::uint64_t signature = 0;  // broadcast_signature of the writer's broadcast
   std::uint64_t offset = 0;     // the segment's bytes in the message
   std::uint64_t length = 0;
-  std::int64_t writer = 0;      // member index
-  std::uint64_t flagged = 0;    // the writer has seen an error (node-aware: its leader's)
+  std::int64_t writer = 0;    // member index
+  std::uint64_t flagged = 0;  // the writer has seen an error (node-aware: its leader's)
 };
 
 struct alignas(64) MemberLine {
@@ -204,7 +204,7 @@ class WindowSetup {
 
   // What each rank tells the others in the first round.
   struct Record {
-    char name[48];     // the shared-memory object its group's first rank made ("": none)
+    char name[48];       // the shared-memory object its group's first rank made ("": none)
     std::int32_t error;  // errno of what failed on this rank; 0: none
     std::int32_t rank;
     std::int64_t bytes;

@@ -15,7 +15,7 @@ static int rank, failures, made;
 
 static unsigned char pattern(uint64_t i) { return (unsigned char)(i * 7 + (i >> 20) * 13 + 1); }
 
-static void check(const char *what, int rc, const unsigned char *buf, uint64_t bytes) {
+static void check(const char* what, int rc, const unsigned char* buf, uint64_t bytes) {
   uint64_t wrong = rc == MPI_SUCCESS ? 0 : 1;
   for (uint64_t i = 0; i < bytes; ++i) wrong += buf[i] != pattern(i);
   ++made;
@@ -29,8 +29,8 @@ static void check(const char *what, int rc, const unsigned char *buf, uint64_t b
   }
 }
 
-static unsigned char *prepared(uint64_t bytes) {
-  unsigned char *buf = malloc(bytes);
+static unsigned char* prepared(uint64_t bytes) {
+  unsigned char* buf = malloc(bytes);
   if (buf == NULL) {
     fprintf(stderr, "rank %d: cannot allocate %llu bytes\n", rank, (unsigned long long)bytes);
     MPI_Abort(MPI_COMM_WORLD, 2);
@@ -39,13 +39,14 @@ static unsigned char *prepared(uint64_t bytes) {
   return buf;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const uint64_t gib = (uint64_t)1 << 30;
 
-  unsigned char *buf = prepared(3 * gib);
-  check("3 GiB as MPI_INT", MPI_Bcast(buf, (int)(3 * gib / 4), MPI_INT, 0, MPI_COMM_WORLD), buf, 3 * gib);
+  unsigned char* buf = prepared(3 * gib);
+  check("3 GiB as MPI_INT", MPI_Bcast(buf, (int)(3 * gib / 4), MPI_INT, 0, MPI_COMM_WORLD), buf,
+        3 * gib);
   free(buf);
 
   MPI_Datatype mib;
@@ -59,16 +60,16 @@ int main(int argc, char **argv) {
 
 #if MPI_VERSION >= 4
   buf = prepared(3 * gib + 5);
-  check("3 GiB + 5 with MPI_Bcast_c", MPI_Bcast_c(buf, (MPI_Count)(3 * gib + 5), MPI_BYTE, 0, MPI_COMM_WORLD),
-        buf, 3 * gib + 5);
+  check("3 GiB + 5 with MPI_Bcast_c",
+        MPI_Bcast_c(buf, (MPI_Count)(3 * gib + 5), MPI_BYTE, 0, MPI_COMM_WORLD), buf, 3 * gib + 5);
   free(buf);
 #endif
 
   int any = 0;
   MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) {
-    printf("bcast_big_count: rank 0 made %d valid broadcasts, 0 on intercommunicators; %s\n",
-           made, any ? "FAILED" : "all data correct");
+    printf("bcast_big_count: rank 0 made %d valid broadcasts, 0 on intercommunicators; %s\n", made,
+           any ? "FAILED" : "all data correct");
   }
   MPI_Finalize();
   return any ? 1 : 0;

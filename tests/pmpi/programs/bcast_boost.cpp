@@ -19,7 +19,8 @@ int check_world(const mpi::communicator& world) {
   int failures = 0;
   for (int root = 0; root < world.size(); ++root) {
     std::vector<int> numbers;
-    if (world.rank() == root) for (int i = 0; i < 50000; ++i) numbers.push_back(i * 3 + root);
+    if (world.rank() == root)
+      for (int i = 0; i < 50000; ++i) numbers.push_back(i * 3 + root);
     mpi::broadcast(world, numbers, root);
     bool ok = numbers.size() == 50000;
     for (int i = 0; ok && i < 50000; ++i) ok = numbers[i] == i * 3 + root;

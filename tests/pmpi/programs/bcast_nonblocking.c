@@ -3,9 +3,9 @@
  * LC_Ibcast instead, for a program that both calls leancast and has the interposer
  * preloaded: its MPI_Wait family must complete both copies' requests):
  * MPI_Ibcast at several sizes and roots, four outstanding at once on two communicators
- * with a blocking MPI_Bcast and an MPI_Barrier among them, completed by MPI_Waitall, MPI_Waitany and MPI_Test
- * loops; where the library is MPI 4, MPI_Bcast_init started 100 times with new data each
- * time, and refused (a bad algorithm in its info) with its request left MPI_REQUEST_NULL.
+ * with a blocking MPI_Bcast and an MPI_Barrier among them, completed by MPI_Waitall, MPI_Waitany
+ * and MPI_Test loops; where the library is MPI 4, MPI_Bcast_init started 100 times with new data
+ * each time, and refused (a bad algorithm in its info) with its request left MPI_REQUEST_NULL.
  * Every rank checks every byte. --thread-multiple initializes MPI with MPI_THREAD_MULTIPLE
  * (under MPICH auto runs leancast for nonblocking broadcasts only there).
  *   bcast_nonblocking [--thread-multiple] */
@@ -73,8 +73,7 @@ int main(int argc, char** argv) {
       const int root = (k + s) % size;
       seeds[k] = ++seed;
       fill(bufs[k], bytes, seeds[k], root);
-      start_ibcast(k + s, bufs[k], (int)bytes, root, k % 2 ? other : MPI_COMM_WORLD,
-                   &requests[k]);
+      start_ibcast(k + s, bufs[k], (int)bytes, root, k % 2 ? other : MPI_COMM_WORLD, &requests[k]);
       if (k == 1) { /* a blocking broadcast while two are outstanding */
         fill(blocking, 100000, ++seed, 0);
         MPI_Bcast(blocking, 100000, MPI_BYTE, 0, MPI_COMM_WORLD);
@@ -92,7 +91,8 @@ int main(int argc, char** argv) {
       int index = 0, flag = 0;
       MPI_Waitany(kOutstanding, requests, &index, MPI_STATUS_IGNORE);
       for (int k = 0; k < kOutstanding; ++k) {
-        do MPI_Test(&requests[k], &flag, MPI_STATUS_IGNORE); while (!flag);
+        do MPI_Test(&requests[k], &flag, MPI_STATUS_IGNORE);
+        while (!flag);
       }
     }
     for (int k = 0; k < kOutstanding; ++k) {

@@ -13,23 +13,25 @@
 
 static int world_rank, failures, valid_bcasts, inter_bcasts;
 
-#define CHECK(cond, ...)                                                        \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      fprintf(stderr, "rank %d: FAILED line %d: ", world_rank, __LINE__);      \
-      fprintf(stderr, __VA_ARGS__);                                             \
-      fputc('\n', stderr);                                                      \
-      ++failures;                                                               \
-    }                                                                           \
+#define CHECK(cond, ...)                                                  \
+  do {                                                                    \
+    if (!(cond)) {                                                        \
+      fprintf(stderr, "rank %d: FAILED line %d: ", world_rank, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                                       \
+      fputc('\n', stderr);                                                \
+      ++failures;                                                         \
+    }                                                                     \
   } while (0)
 
-static unsigned char pattern(long seed, long i) { return (unsigned char)(seed * 31 + i * 7 + (i >> 8) + 1); }
+static unsigned char pattern(long seed, long i) {
+  return (unsigned char)(seed * 31 + i * 7 + (i >> 8) + 1);
+}
 
 /* Broadcasts `bytes` bytes as MPI_BYTE from `root` and returns the number of wrong bytes. */
 static long bcast_bytes(MPI_Comm comm, long bytes, int root, long seed) {
   int rank;
   MPI_Comm_rank(comm, &rank);
-  unsigned char *buf = malloc(bytes > 0 ? (size_t)bytes : 1);
+  unsigned char* buf = malloc(bytes > 0 ? (size_t)bytes : 1);
   for (long i = 0; i < bytes; ++i) buf[i] = rank == root ? pattern(seed, i) : 0;
   int rc = MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, comm);
   ++valid_bcasts;
@@ -64,7 +66,8 @@ static void zero_sizes(void) {
   CHECK(MPI_Bcast(untouched, 4, empty, 0, MPI_COMM_WORLD) == MPI_SUCCESS, "zero-size type");
   CHECK(MPI_Bcast(NULL, 0, MPI_INT, 0, MPI_COMM_WORLD) == MPI_SUCCESS, "count 0");
   valid_bcasts += 2;
-  for (int i = 0; i < 4; ++i) CHECK(untouched[i] == -7, "zero-size broadcast wrote %d", untouched[i]);
+  for (int i = 0; i < 4; ++i)
+    CHECK(untouched[i] == -7, "zero-size broadcast wrote %d", untouched[i]);
   MPI_Type_free(&empty);
 }
 
@@ -88,7 +91,7 @@ static void bottom_with_absolute_addresses(void) {
   MPI_Type_free(&absolute);
 }
 
-static void check_on(MPI_Comm comm, const char *what, long bytes, long seed) {
+static void check_on(MPI_Comm comm, const char* what, long bytes, long seed) {
   if (comm == MPI_COMM_NULL) return;
   int size;
   MPI_Comm_size(comm, &size);
@@ -143,7 +146,8 @@ static void intercommunicator(void) {
   CHECK(MPI_Bcast(data, 100, MPI_INT, root, inter) == MPI_SUCCESS, "intercommunicator");
   ++valid_bcasts;
   ++inter_bcasts;
-  if (!low) for (int i = 0; i < 100; ++i) CHECK(data[i] == i * i, "intercommunicator %d", i);
+  if (!low)
+    for (int i = 0; i < 100; ++i) CHECK(data[i] == i * i, "intercommunicator %d", i);
   MPI_Comm_free(&inter);
   MPI_Comm_free(&half);
 }
@@ -161,15 +165,17 @@ static void errors_return(void) {
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  CHECK(error_class_of(MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, comm)) == MPI_ERR_BUFFER, "MPI_IN_PLACE");
+  CHECK(error_class_of(MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0, comm)) == MPI_ERR_BUFFER,
+        "MPI_IN_PLACE");
   CHECK(error_class_of(MPI_Bcast(&value, 1, MPI_INT, procs, comm)) == MPI_ERR_ROOT, "bad root");
   CHECK(error_class_of(MPI_Bcast(&value, -1, MPI_INT, 0, comm)) == MPI_ERR_COUNT, "negative count");
-  CHECK(error_class_of(MPI_Bcast(&value, 1, MPI_DATATYPE_NULL, 0, comm)) == MPI_ERR_TYPE, "null type");
+  CHECK(error_class_of(MPI_Bcast(&value, 1, MPI_DATATYPE_NULL, 0, comm)) == MPI_ERR_TYPE,
+        "null type");
   check_on(comm, "after errors", 20000, 5);
   MPI_Comm_free(&comm);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   if (argc > 1 && strcmp(argv[1], "fatal") == 0) {

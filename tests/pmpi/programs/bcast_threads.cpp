@@ -17,7 +17,9 @@ constexpr int kThreads = 3;
 constexpr int kIterations = 24;
 constexpr long kSizes[] = {100, 20000, 300000};
 
-unsigned char pattern(long seed, long i) { return static_cast<unsigned char>(seed * 17 + i * 5 + 3); }
+unsigned char pattern(long seed, long i) {
+  return static_cast<unsigned char>(seed * 17 + i * 5 + 3);
+}
 
 // Returns the number of wrong broadcasts.
 int broadcast_loop(MPI_Comm comm, int thread) {
@@ -33,7 +35,8 @@ int broadcast_loop(MPI_Comm comm, int thread) {
     bool ok = MPI_Bcast(buf.data(), static_cast<int>(bytes), MPI_BYTE, root, comm) == MPI_SUCCESS;
     for (long j = 0; ok && j < bytes; ++j) ok = buf[j] == pattern(seed, j);
     if (!ok) {
-      std::fprintf(stderr, "rank %d thread %d: FAILED iteration %d (%ld bytes)\n", rank, thread, i, bytes);
+      std::fprintf(stderr, "rank %d thread %d: FAILED iteration %d (%ld bytes)\n", rank, thread, i,
+                   bytes);
       ++wrong;
     }
   }

@@ -166,9 +166,8 @@ void build_network(unsigned long nodes) {
 extern "C" void load_platform(const sg4::Engine&);
 
 void load_platform(const sg4::Engine&) {
-    // Cray MPICH sends messages up to 8 KiB eagerly on Aries (MPICH_GNI_MAX_EAGER_MSG_SIZE
-    // default 8192), larger ones by rendezvous, as the paper notes for Fig. 8.
-  leancast::sim::apply_smpi_settings(8192, kHornetNode.send_overhead,
-                                     kHornetNode.receive_overhead);
+  // Cray MPICH sends messages up to 8 KiB eagerly on Aries (MPICH_GNI_MAX_EAGER_MSG_SIZE
+  // default 8192), larger ones by rendezvous, as the paper notes for Fig. 8.
+  leancast::sim::apply_smpi_settings(8192, kHornetNode.send_overhead, kHornetNode.receive_overhead);
   build_network(leancast::sim::nodes_wanted(kNodesPerGroup));
 }

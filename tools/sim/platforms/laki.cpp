@@ -39,15 +39,13 @@ constexpr leancast::sim::NodeModel kLakiNode{
 extern "C" void load_platform(const sg4::Engine&);
 
 void load_platform(const sg4::Engine&) {
-    // The paper does not give Laki's eager limit; SimGrid's default of 64 KiB is kept.
-  leancast::sim::apply_smpi_settings(65536, kLakiNode.send_overhead,
-                                     kLakiNode.receive_overhead);
-    // Two-level fat tree of 36-port switches at full bisection: 18 leaf switches with 18
-    // nodes each and 18 uplinks, one to each of 18 spine switches (324 nodes, 2592 cores).
+  // The paper does not give Laki's eager limit; SimGrid's default of 64 KiB is kept.
+  leancast::sim::apply_smpi_settings(65536, kLakiNode.send_overhead, kLakiNode.receive_overhead);
+  // Two-level fat tree of 36-port switches at full bisection: 18 leaf switches with 18
+  // nodes each and 18 uplinks, one to each of 18 spine switches (324 nodes, 2592 cores).
   const double link_bandwidth = 3.2e9, link_latency = 0.1e-6;
-  sg4::create_fatTree_zone(
-      "laki", nullptr, sg4::FatTreeParams(2, {18, 18}, {1, 18}, {1, 1}),
-      leancast::sim::node_callbacks(kLakiNode),
-      link_bandwidth, link_latency, sg4::Link::SharingPolicy::SPLITDUPLEX)
+  sg4::create_fatTree_zone("laki", nullptr, sg4::FatTreeParams(2, {18, 18}, {1, 18}, {1, 1}),
+                           leancast::sim::node_callbacks(kLakiNode), link_bandwidth, link_latency,
+                           sg4::Link::SharingPolicy::SPLITDUPLEX)
       ->seal();
 }

@@ -97,10 +97,8 @@ std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoin
 }
 
 sg4::ClusterCallbacks node_callbacks(const NodeModel& model) {
-  return sg4::ClusterCallbacks(
-      [model](sg4::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) {
-        return build_node(zone, id, model);
-      });
+  return sg4::ClusterCallbacks([model](sg4::NetZone* zone, const std::vector<unsigned long>&,
+                                       unsigned long id) { return build_node(zone, id, model); });
 }
 
 unsigned long nodes_wanted(unsigned long fallback) {

@@ -12,7 +12,8 @@ namespace {
 
 // A setting given on the command line (smpirun --cfg, leancast-sim --smpi-config) wins.
 void set_unless_given(const std::string& name, const std::string& value) {
-  if (simgrid::config::is_default(name.c_str())) simgrid::s4u::Engine::set_config(name + ":" + value);
+  if (simgrid::config::is_default(name.c_str()))
+    simgrid::s4u::Engine::set_config(name + ":" + value);
 }
 
 // SMPI's piecewise cost, sections "SIZE:SECONDS:SECONDS_PER_BYTE" each applying above its
