@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Regenerates docs/paper-reproduction/: the paper's Figures 6-8 simulated with SMPI on the
-# hornet model (and Fig. 6 on laki), the barrier variant and the rendezvous variant. Every
-# command is printed first, with the simulation's wall-clock cost (also in each JSON under
-# "simulation"). About 70 minutes on 2 cores of the VM that copies memory at 10 GB/s.
+# Regenerates evidence/paper-reproduction.jsonl: the paper's Figures 6-8 simulated with SMPI
+# on the hornet model (and Fig. 6 on laki), the barrier variant and the rendezvous variant,
+# one compact line per run (scripts/paper-figures.py, which also prints the page's tables
+# and draws its figures into docs/figures/). The runs' full JSON stays in
+# build/smpi/paper-reproduction/. Every command is printed first, with the simulation's
+# wall-clock cost. About 70 minutes on 2 cores of the VM that copies memory at 10 GB/s.
 # Usage: scripts/paper-reproduction.sh [--resume] [--beyond]
 #   --resume  skips a run whose JSON is newer than the build's leancast-bench
 #   --beyond  adds P = 256 under the barrier, on laki and by rendezvous, and P = 1024 at
@@ -15,8 +17,7 @@ build_leancast smpi
 # these runs were made with, and the paper's method (back to back after one barrier) where a
 # run names no other: leancast-sim's default is now sync.
 sim() { "$LEANCAST_ROOT/build/smpi/leancast-sim" --core-hosts "$@"; }
-report="$LEANCAST_ROOT/tools/report/leancast-report"
-out="$LEANCAST_ROOT/docs/paper-reproduction"
+out="$LEANCAST_ROOT/build/smpi/paper-reproduction"
 mkdir -p "$out"
 resume=0 beyond=0
 for arg in "$@"; do
@@ -75,18 +76,7 @@ if ((beyond)); then
     --json "$out/hornet-p1024.json"
 fi
 
-cd "$out"
-# Reports from scratch: a figure of a run no longer made must not stay behind.
-rm -rf beyond fig6-hornet fig6-hornet-barrier fig6-hornet-rendezvous fig6-laki fig7-hornet \
-  fig7-hornet-rendezvous fig8-hornet fig8-hornet-rendezvous
-for name in fig6-hornet fig6-hornet-barrier fig6-laki fig7-hornet-rendezvous fig8-hornet-rendezvous; do
-  mkdir -p "$name" && run "$report" --out-dir "$name" "$name"-p*.json
-done
-mkdir -p fig7-hornet && run "$report" --out-dir fig7-hornet fig7-hornet-p*.json
-mkdir -p fig8-hornet && run "$report" --out-dir fig8-hornet fig8-hornet-p129.json
-if ((beyond)); then
-  mkdir -p fig6-hornet-rendezvous && run "$report" --out-dir fig6-hornet-rendezvous fig6-hornet-rendezvous-p*.json
-  mkdir -p beyond && run "$report" --out-dir beyond hornet-p64-vs-smpi.json hornet-p1024.json
-else
-  mkdir -p beyond && run "$report" --out-dir beyond hornet-p64-vs-smpi.json
-fi
+# The compact evidence from the runs' JSON, and the figures the page shows.
+python3 "$LEANCAST_ROOT/scripts/paper-figures.py" compact "$out"/*.json \
+  --out "$LEANCAST_ROOT/evidence/paper-reproduction.jsonl"
+/usr/bin/python3 "$LEANCAST_ROOT/scripts/paper-figures.py" plots
