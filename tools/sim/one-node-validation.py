@@ -4,23 +4,33 @@
 Simulates P = 16, 8 and 4 ranks on one hornet node with leancast-sim, for the new model
 (one host per core, per-message costs: the default) and the old one (one host per node,
 no per-message cost), and checks every algorithm pair whose order the real measurements
-establish (/work/shared/measurements/real-node-16core.md, encoded in FACTS below).
+establish (the 16-core node's figures, encoded in FACTS below). The runs' simulated times
+are the compact evidence evidence/one-node-model.jsonl (one line per run, named as the
+simulation's JSON was: new-p16-paper, calibration/send-0.1us-p16-paper, variants/NAME/...).
 
-  one-node-validation.py BUILD OUT [--calibration]  simulate, write OUT/*.json, print tables
-  one-node-validation.py BUILD OUT --analyze        only print the tables from OUT/*.json
---calibration adds the Fig. 6 check and the sweep hornet.cpp cites (OUT/calibration/).
-Extra --smpi-config KEY:VALUE options go to every new-model run (to try other settings).
+  one-node-validation.py [--variant NAME]    print the tables from the evidence
+  one-node-validation.py --times RUN         one run's MB/s, algorithms by sizes
+  one-node-validation.py --simulate BUILD [--calibration] [--variant NAME --smpi-config C]
+      simulate (JSON under BUILD/one-node-model/), put the runs into the evidence, print
+  one-node-validation.py --compact DIR       put DIR's leancast-sim JSON into the evidence
+--calibration adds the Fig. 6 check and the sweep hornet.cpp cites (calibration/). A
+--variant's new-model runs are variants/NAME/; its old model is the main one. Extra
+--smpi-config KEY:VALUE options go to every new-model run (to try other settings).
 """
 import argparse
+import glob
 import json
 import os
 import shlex
 import subprocess
 import sys
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EVIDENCE = os.path.join(ROOT, "evidence", "one-node-model.jsonl")
+
 SIZES = [1024, 16384, 65536, 262144, 1048576, 4194304]
-# The leancast algorithms of the real runs (ALL in the bench.sh that
-# /work/shared/device/prepare.sh writes, without auto and mpi).
+# The leancast algorithms of the real runs (every algorithm of the 16-core campaign's
+# bench script, without auto and mpi).
 LEANCAST = ["linear", "binomial", "hypercube", "scatter-doubling", "scatter-ring",
             "scatter-ring-tuned", "knomial", "pipeline-chain", "pipeline-binary-tree",
             "two-tree", "circulant"]
@@ -132,12 +142,13 @@ def command(build, out, model, procs, method, extra):
 
 
 def simulate(args, env=None):
-    print("$", " ".join(f"{k}={v}" for k, v in (env or {}).items()), shlex.join(args),
-          file=sys.stderr)
+    text = shlex.join([f"{k}={v}" for k, v in (env or {}).items()] + [relative_arg(a) for a in args])
+    print("$", text, file=sys.stderr)
     done = subprocess.run(args, stdout=subprocess.DEVNULL, timeout=600,
                           env=dict(os.environ, **(env or {})))
     if done.returncode != 0:
         sys.exit(f"failed: {shlex.join(args)}")
+    COMMANDS[args[args.index("--json") + 1]] = text
 
 
 def runs():
@@ -145,11 +156,95 @@ def runs():
             for method in ("paper", "osu") if method == "paper" or procs == 16]
 
 
-def load(out, model, procs, method):
-    with open(os.path.join(out, run_name(model, procs, method) + ".json")) as f:
-        run = json.load(f)
-    return {(c["algorithm"], c["bytes"]): c["summary"]["seconds_per_bcast"]["median"]
-            for c in run["results"]}
+def read_evidence():
+    """{run name: compact run} from evidence/one-node-model.jsonl."""
+    if not os.path.exists(EVIDENCE):
+        return {}
+    with open(EVIDENCE, encoding="utf-8") as f:
+        return {run["run"]: run for run in map(json.loads, filter(str.strip, f))}
+
+
+def load(evidence, prefix, model, procs, method):
+    name = prefix + run_name(model, procs, method)
+    if name not in evidence:
+        sys.exit(f"one-node-validation: no run {name} in {os.path.relpath(EVIDENCE, ROOT)}")
+    return {(c["algorithm"], c["bytes"]): c["seconds"] for c in evidence[name]["results"]}
+
+
+def relative_arg(arg):
+    """A command-line argument without a machine's path."""
+    if "$TMPDIR" in arg or arg.startswith(("/tmp/", "/var/tmp/")):
+        return os.path.basename(arg)
+    return os.path.relpath(arg, ROOT) if arg.startswith(ROOT + os.sep) else arg
+
+
+def compact_run(path, name, command=None):
+    """One leancast-sim JSON file as one compact line: each cell's median simulated time."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    env = data["environment"]
+    return {"run": name, "platform": data.get("simulation", {}).get("platform"),
+            "procs": env["procs"], "method": data["method"], "baseline": data["baseline"],
+            "iterations": data["options"]["iterations"], "commit": env.get("git_revision"),
+            "executor": env.get("executor"), "mpi_library": env.get("mpi_library"),
+            "date": env.get("date"),
+            "command": command or " ".join(relative_arg(a) for a in data["options"]["command_line"]),
+            "results": [{"algorithm": c["algorithm"], "bytes": c["bytes"],
+                         "seconds": c["summary"]["seconds_per_bcast"]["median"]}
+                        for c in data["results"]]}
+
+
+# The commands simulate() ran, by the JSON each wrote.
+COMMANDS = {}
+
+
+def recorded_commands(directory):
+    """The leancast-sim commands of an earlier simulation (its commands.txt: the "$ ENV
+    COMMAND" lines it printed), by the path each --json names."""
+    found = {}
+    for path in glob.glob(os.path.join(directory, "**", "commands.txt"), recursive=True):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                words = shlex.split(line[1:]) if line.startswith("$") else []
+                if "--json" in words:
+                    found[words[words.index("--json") + 1]] = shlex.join(words)
+    return found
+
+
+def command_of(path, directory, recorded):
+    """The command that wrote PATH: simulate()'s, else the commands.txt line whose --json
+    ends in PATH's place under DIRECTORY (the nearest, where variants repeat a name)."""
+    if path in COMMANDS:
+        return COMMANDS[path]
+    tail = "/" + os.path.relpath(path, directory)
+    matches = sorted((j for j in recorded if ("/" + j).endswith(tail)), key=len)
+    return recorded[matches[0]] if matches else None
+
+
+def put_into_evidence(directory, prefix=""):
+    """Every leancast-sim JSON under DIRECTORY as a compact run named by its path there."""
+    evidence = read_evidence()
+    recorded = recorded_commands(directory)
+    for path in sorted(glob.glob(os.path.join(directory, "**", "*.json"), recursive=True)):
+        name = prefix + os.path.splitext(os.path.relpath(path, directory))[0]
+        evidence[name] = compact_run(path, name, command_of(path, directory, recorded))
+    with open(EVIDENCE, "w", encoding="utf-8") as f:
+        for name in sorted(evidence):
+            f.write(json.dumps(evidence[name], separators=(",", ":")) + "\n")
+    return evidence
+
+
+def print_times(run):
+    sizes = sorted({c["bytes"] for c in run["results"]})
+    names = list(dict.fromkeys(c["algorithm"] for c in run["results"]))
+    cells = {(c["algorithm"], c["bytes"]): c["seconds"] for c in run["results"]}
+    print(f"{run['run']}: P = {run['procs']}, {run['platform']}, method {run['method']}, "
+          f"{run['iterations']} iterations; MB/s (2^20 B/s)\n")
+    print("| algorithm | " + " | ".join(size_name(s) for s in sizes) + " |")
+    print("|---|" + "---:|" * len(sizes))
+    for a in names:
+        print(f"| {a} | " + " | ".join(f"{s / cells[(a, s)] / 2**20:.0f}" if (a, s) in cells
+                                       else "" for s in sizes) + " |")
 
 
 def seconds(cells, procs, name, size):
@@ -192,17 +287,19 @@ def in_range(facts, data, model):
 
 
 def size_name(size):
-    return f"{size >> 20}M" if size >= 1 << 20 else f"{size >> 10}K"
+    if size >= 1 << 20:
+        return f"{size >> 20}M"
+    return f"{size >> 10}K" if size >= 1 << 10 else f"{size}"
 
 
-def print_calibration(build, out):
+def print_calibration(evidence):
     """F1 (linear against Open MPI) and F6 (the rings at 1 KiB) for each variant."""
     print("\n| variant | linear / Open MPI, P = 16 (real 0.28-0.48) | scatter-ring-tuned / "
           "scatter-ring, 1 KiB (real 1.44-2.03) |")
     print("|---|---|---|")
     for name in ["model"] + list(VARIANTS):
-        path = "new" if name == "model" else os.path.join("calibration", name)
-        cells = load(out, path, 16, "paper")
+        cells = load(evidence, "" if name == "model" else "calibration/",
+                     "new" if name == "model" else name, 16, "paper")
         ratios = [seconds(cells, 16, "ompi", s) / cells[("linear", s)] for s in SIZES]
         f6 = cells[("scatter-ring", 1024)] / cells[("scatter-ring-tuned", 1024)]
         print(f"| {name} | {min(ratios):.2f}-{max(ratios):.2f} "
@@ -255,38 +352,45 @@ def print_tables(data):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("build")
-    parser.add_argument("out")
-    parser.add_argument("--analyze", action="store_true")
+    parser.add_argument("--variant", help="the new model's runs of variants/NAME/")
+    parser.add_argument("--times", metavar="RUN", help="print one run's MB/s")
+    parser.add_argument("--simulate", metavar="BUILD", help="simulate with BUILD's leancast-sim")
+    parser.add_argument("--compact", metavar="DIR", help="put DIR's JSON into the evidence")
     parser.add_argument("--only", choices=["new", "old"], help="simulate one model only")
-    parser.add_argument("--old-from", help="read the old model's JSON from this directory "
-                                           "(with --only new; default OUT)")
     parser.add_argument("--smpi-config", action="append", default=[])
     parser.add_argument("--calibration", action="store_true",
                         help="also run the calibration sweep and the Fig. 6 check")
     options = parser.parse_args(argv)
-    extra = [a for c in options.smpi_config for a in ("--smpi-config", c)]
-    os.makedirs(os.path.join(options.out, "calibration" if options.calibration else ""),
-                exist_ok=True)
-    sim = os.path.join(options.build, "leancast-sim")
-    if not options.analyze:
+    prefix = f"variants/{options.variant}/" if options.variant else ""
+    if options.compact:
+        put_into_evidence(options.compact, prefix)
+    if options.simulate:
+        build = options.simulate
+        out = os.path.join(build, "one-node-model", prefix)
+        extra = [a for c in options.smpi_config for a in ("--smpi-config", c)]
+        os.makedirs(os.path.join(out, "calibration"), exist_ok=True)
         for model, procs, method in runs():
-            if not options.only or model == options.only:
-                simulate(command(options.build, options.out, model, procs, method, extra))
+            if (options.only or ("new" if options.variant else None)) in (None, model):
+                simulate(command(build, out, model, procs, method, extra))
         if options.calibration:
-            simulate([sim, "--platform", "hornet", *FIG6,
-                      "--json", os.path.join(options.out, "fig6-p16.json")])
+            simulate([os.path.join(build, "leancast-sim"), "--platform", "hornet", *FIG6,
+                      "--json", os.path.join(out, "fig6-p16.json")])
             for name, (env, config) in VARIANTS.items():
-                args = command(options.build, options.out, "new", 16, "paper", config)
+                args = command(build, out, "new", 16, "paper", config)
                 args[args.index("--json") + 1] = os.path.join(
-                    options.out, "calibration", run_name(name, 16, "paper") + ".json")
+                    out, "calibration", run_name(name, 16, "paper") + ".json")
                 simulate(args, env)
-    data = {run: load(options.old_from if run[0] == "old" and options.old_from else options.out,
-                      *run) for run in runs()}
+        put_into_evidence(out, prefix)
+    evidence = read_evidence()
+    if options.times:
+        if options.times not in evidence:
+            sys.exit(f"one-node-validation: no run {options.times} (runs: {', '.join(evidence)})")
+        print_times(evidence[options.times])
+        return 0
+    data = {run: load(evidence, prefix if run[0] == "new" else "", *run) for run in runs()}
     print_tables(data)
-    if os.path.exists(os.path.join(options.out, "calibration", run_name(
-            list(VARIANTS)[-1], 16, "paper") + ".json")):
-        print_calibration(options.build, options.out)
+    if not prefix and f"calibration/{run_name(list(VARIANTS)[-1], 16, 'paper')}" in evidence:
+        print_calibration(evidence)
     return 0
 
 
