@@ -3,35 +3,62 @@
 ranks per node, P, size), the share of pairs of leancast algorithms that the model orders as
 the simulation does.
 
-  scripts/model-vs-sim.py [--plan build/smpi/leancast-plan] SIM.json... \\
-      [--out data/model-agreement.json] [--pairs FILE] [--markdown docs/model-agreement.md]
+  scripts/model-vs-sim.py [--plan build/smpi/leancast-plan] SIM... \\
+      [--out data/model-agreement.json] [--pairs evidence/model-agreement.jsonl]
+  scripts/model-vs-sim.py --tables    the page's tables from those two files (no leancast-plan)
 
-SIM.json: leancast-sim (leancast-bench) JSON, or leancast-tune --sim JSON (its "runs").
-Compared: every leancast algorithm simulated under the default executor (no "@"); SMPI's
-own (smpi:NAME, mpi) and auto are not in the model. The model: `leancast-plan --compare
---json --platform PLATFORM --ranks-per-node N --candidates ...` at the point's P and size.
-A pair agrees when both order it alike, or when the simulation has it within --tie (a
-near-tie agrees with either order); a pair the model ties exactly does not.
---out: a summary per point (what leancast-plan builds in); --pairs: every pair that
-disagrees, with both time ratios; --markdown: the tables, written between the page's
-<!-- model-vs-sim --> and <!-- /model-vs-sim --> lines.
+SIM: leancast-sim (leancast-bench) JSON, leancast-tune --sim JSON (its "runs"), or compact
+evidence (JSON Lines, gzip or not: every line's "run"). Compared: every leancast algorithm
+simulated under the default executor (no "@"); SMPI's own (smpi:NAME, mpi) and auto are not
+in the model. The model: `leancast-plan --compare --json --platform PLATFORM
+--ranks-per-node N --candidates ...` at the point's P and size. A pair agrees when both
+order it alike, or when the simulation has it within --tie (a near-tie agrees with either
+order); a pair the model ties exactly does not. --out: a summary per point (what
+leancast-plan builds in); --pairs: the evidence, one line per point with every pair that
+disagrees and both time ratios; without --out and --pairs the tables are printed.
 """
 import argparse
+import gzip
 import itertools
 import json
 import os
+import statistics
 import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BEGIN, END = "<!-- model-vs-sim -->", "<!-- /model-vs-sim -->"
+SUMMARY = "data/model-agreement.json"
+PAIRS = "evidence/model-agreement.jsonl"
 VALIDATED_PERCENT = 90  # leancast-plan's threshold (tools/plan_agreement.hpp)
 
 
 def runs_of(path):
+    """(origin, run) for each leancast-bench run in a file; a compact evidence line's origin
+    names its tuning (the header line's "name") or its "source"."""
+    if path.endswith((".jsonl", ".jsonl.gz")):
+        found, names = [], {}
+        with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as f:
+            for line in filter(str.strip, f):
+                item = json.loads(line)
+                if "name" in item:
+                    names[item.get("tuning")] = item["name"]
+                if "run" in item and isinstance(item["run"], dict):
+                    where = item.get("source") or names.get(item.get("tuning"))
+                    found.append((f"{relative(path)}#{where}" if where else relative(path),
+                                  item["run"]))
+        return found
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
-    return data["runs"] if "runs" in data else [data]
+    return [(relative(path), run) for run in (data["runs"] if "runs" in data else [data])]
+
+
+def median_seconds(cell):
+    """A cell's median time per broadcast: leancast-bench's summary, or a compact cell's
+    "seconds" (one repetition's, or each repetition's)."""
+    if "summary" in cell:
+        return cell["summary"]["seconds_per_bcast"]["median"]
+    seconds = cell["seconds"]
+    return statistics.median(seconds) if isinstance(seconds, list) else seconds
 
 
 def is_leancast(name):
@@ -42,7 +69,7 @@ def load_points(paths, method):
     """{(platform, ppn, procs, bytes): {"method", "file", "times": {algorithm: seconds}}}."""
     points = {}
     for path in paths:
-        for run in runs_of(path):
+        for origin, run in runs_of(path):
             env = run["environment"]
             platform = run.get("simulation", {}).get("platform") or env["platform"].split()[0]
             ppn = env.get("ranks_per_node") or 1
@@ -53,9 +80,9 @@ def load_points(paths, method):
                 point = points.get(key)
                 # The chosen method wins over another; else the first file that has the point.
                 if point is None or (point["method"] != method and run["method"] == method):
-                    point = points[key] = {"method": run["method"], "file": path, "times": {}}
-                if point["method"] == run["method"] and point["file"] == path:
-                    point["times"][cell["algorithm"]] = cell["summary"]["seconds_per_bcast"]["median"]
+                    point = points[key] = {"method": run["method"], "file": origin, "times": {}}
+                if point["method"] == run["method"] and point["file"] == origin:
+                    point["times"][cell["algorithm"]] = median_seconds(cell)
     return points
 
 
@@ -161,15 +188,16 @@ def markdown(summary, pairs, command):
     return "\n".join(lines) + "\n"
 
 
-def write_markdown(path, text):
-    with open(path, encoding="utf-8") as f:
-        page = f.read()
-    if BEGIN not in page or END not in page:
-        sys.exit(f"model-vs-sim: {path} has no {BEGIN} ... {END} lines to write between")
-    head, rest = page.split(BEGIN, 1)
-    tail = rest.split(END, 1)[1]
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(head + BEGIN + "\n" + text + END + tail)
+def read_tables_input(root=ROOT):
+    """The summary (data/model-agreement.json) and the evidence's points; they must agree."""
+    with open(os.path.join(root, SUMMARY), encoding="utf-8") as f:
+        summary = json.load(f)
+    with open(os.path.join(root, PAIRS), encoding="utf-8") as f:
+        pairs = [json.loads(line) for line in f if line.strip()]
+    counted = [{k: v for k, v in p.items() if k not in ("file", "disagreements")} for p in pairs]
+    if counted != summary["points"]:
+        sys.exit(f"model-vs-sim: {PAIRS} and {SUMMARY} count different points; make both again")
+    return summary, pairs
 
 
 def relative(path):
@@ -179,19 +207,30 @@ def relative(path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("files", nargs="+", help="leancast-sim or leancast-tune --sim JSON")
+    parser.add_argument("files", nargs="*", help="leancast-sim or leancast-tune --sim JSON, "
+                                                 "or compact evidence (.jsonl, .jsonl.gz)")
     parser.add_argument("--plan", default=os.path.join(ROOT, "build/smpi/leancast-plan"))
     parser.add_argument("--method", default="osu", help="timing method preferred (default osu)")
     parser.add_argument("--tie", type=float, default=0.03, help="simulated near-tie (0.03: 3 %%)")
     parser.add_argument("--min-procs", type=int, default=0, help="only points with at least P ranks")
     parser.add_argument("--out", help="summary JSON (leancast-plan's data/model-agreement.json)")
-    parser.add_argument("--pairs", help="JSON of every disagreeing pair")
-    parser.add_argument("--markdown", help="page to write the tables into")
+    parser.add_argument("--pairs", help="JSON Lines of every point's disagreeing pairs "
+                                        "(the evidence, evidence/model-agreement.jsonl)")
+    parser.add_argument("--tables", action="store_true",
+                        help=f"print the tables from {SUMMARY} and {PAIRS}")
     parser.add_argument("--cache", help="JSON keeping leancast-plan's answers between runs")
     parser.add_argument("--model-args", default="",
                         help="more leancast-plan options ('--beta-inter 2.4e-9'), to try "
                              "other parameters; not with --out (leancast-plan cites --platform's)")
     args = parser.parse_args()
+    if args.tables:
+        if args.files:
+            parser.error("--tables reads the repository's files, no SIM")
+        summary, pairs = read_tables_input()
+        print(markdown(summary, pairs, summary["command"]), end="")
+        return
+    if not args.files:
+        parser.error("no SIM file")
     if args.model_args and args.out:
         parser.error("--model-args changes the model that --out would stand for")
 
@@ -221,24 +260,22 @@ def main():
                                   "algorithms": len(names), "pairs": count, "agree": agree,
                                   "simulated_ties": ties,
                                   "percent": round(percent(agree, count), 1)})
-        pairs.append({**summary["points"][-1], "file": relative(point["file"]),
+        pairs.append({**summary["points"][-1], "file": point["file"],
                       "disagreements": disagree})
         print(f"{platform} ppn={ppn} P={procs} {size_text(size)}: {agree}/{count} agree "
               f"({percent(agree, count):.0f} %)", file=sys.stderr)
     if args.cache:
         with open(args.cache, "w", encoding="utf-8") as f:
             json.dump(cache, f)
-    for path, data in ((args.out, summary), (args.pairs, {"command": command, "commit": commit,
-                                                          "points": pairs})):
-        if path:
-            with open(path, "w", encoding="utf-8") as f:
-                json.dump(data, f, indent=1)
-                f.write("\n")
-    text = markdown(summary, pairs, command)
-    if args.markdown:
-        write_markdown(args.markdown, text)
-    else:
-        print(text)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(summary, f, indent=1)
+            f.write("\n")
+    if args.pairs:
+        with open(args.pairs, "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(p, separators=(",", ":")) + "\n" for p in pairs)
+    if not args.out and not args.pairs:
+        print(markdown(summary, pairs, command), end="")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """The model against the simulation: scripts/model-vs-sim.py's count on crafted simulations
-whose answer is known, and what leancast-plan --compare says beside its ranking.
+whose answer is known, its tables from the evidence, and what leancast-plan --compare says
+beside its ranking.
 
 Usage: model_agreement_test.py LEANCAST_PLAN REPOSITORY_ROOT
 """
+import gzip
 import json
 import os
 import re
@@ -73,15 +75,16 @@ class Agreement(unittest.TestCase):
                "mpi": 0.1, "smpi:ompi": 0.1, f"{m1}@dataflow:0": 9.0}
         paper = {m1: 4.0, m2: 3.0, m3: 2.0, m4: 1.0}  # every pair reversed
         tune = self.write("tune.json", {"runs": [sim_run("paper", 48, paper), sim_run("osu", 48, osu)]})
-        self.script(tune, "--out", self.path("summary.json"), "--pairs", self.path("pairs.json"))
+        self.script(tune, "--out", self.path("summary.json"), "--pairs", self.path("pairs.jsonl"))
         with open(self.path("summary.json")) as f:
             point, = json.load(f)["points"]
         self.assertEqual((point["platform"], point["ranks_per_node"], point["procs"], point["bytes"]),
                          ("hornet", 24, 48, 1 << 20))
         self.assertEqual((point["method"], point["algorithms"], point["pairs"]), ("osu", 4, 6))
         self.assertEqual((point["agree"], point["simulated_ties"]), (5, 1))
-        with open(self.path("pairs.json")) as f:
-            miss, = json.load(f)["points"][0]["disagreements"]
+        with open(self.path("pairs.jsonl")) as f:
+            pair_point, = map(json.loads, f)
+        miss, = pair_point["disagreements"]
         self.assertEqual((miss["faster"], miss["slower"]), (m3, m2))
         self.assertAlmostEqual(miss["simulated_ratio"], 0.75)
         self.assertAlmostEqual(miss["model_ratio"], model[m3] / model[m2])
@@ -91,17 +94,27 @@ class Agreement(unittest.TestCase):
         with open(self.path("paper.json")) as f:
             point, = json.load(f)["points"]
         self.assertEqual((point["method"], point["agree"], point["pairs"]), ("paper", 0, 6))
-        # A leancast-sim file, and the page's tables written between its markers.
+        # A leancast-sim file, and compact evidence (JSON Lines, gzip): the same point; the
+        # tables printed.
         single = self.write("sim.json", sim_run("osu", 48, osu))
-        page = self.path("page.md")
-        with open(page, "w") as f:
-            f.write("# Page\n<!-- model-vs-sim -->\nold\n<!-- /model-vs-sim -->\nafter\n")
-        self.script(single, "--markdown", page)
-        with open(page) as f:
-            text = f.read()
-        self.assertNotIn("old", text)
-        self.assertIn("| 48 | 5/6 (83*) | 83 % |", text)
-        self.assertTrue(text.endswith("<!-- /model-vs-sim -->\nafter\n"))
+        compact = self.path("sim.jsonl.gz")
+        with gzip.open(compact, "wt") as f:
+            f.write(json.dumps({"tuning": 1, "name": "crafted"}) + "\n")
+            f.write(json.dumps({"tuning": 1, "run": sim_run("osu", 48, osu)}) + "\n")
+        for source in (single, compact):
+            text = self.script(source).stdout
+            self.assertIn("| 48 | 5/6 (83*) | 83 % |", text)
+        self.script(compact, "--pairs", self.path("compact.jsonl"))
+        with open(self.path("compact.jsonl")) as f:
+            self.assertEqual(json.loads(f.readline())["file"], compact + "#crafted")
+
+    def test_tables_from_the_evidence(self):
+        # The page's tables from data/model-agreement.json and evidence/model-agreement.jsonl,
+        # without leancast-plan; the two must count the same points.
+        result = subprocess.run([sys.executable, SCRIPT, "--tables"], capture_output=True,
+                                text=True, timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("pairs agree", result.stdout)
 
     def agreement_file(self):
         point = lambda procs, agree: {"platform": "hornet", "ranks_per_node": 24, "procs": procs,
