@@ -5,7 +5,8 @@ the simulation does.
 
   scripts/model-vs-sim.py [--plan build/smpi/leancast-plan] SIM... \\
       [--out data/model-agreement.json] [--pairs evidence/model-agreement.jsonl]
-  scripts/model-vs-sim.py --tables    the page's tables from those two files (no leancast-plan)
+  scripts/model-vs-sim.py --tables [points|pairs|all]   the page's tables from those two
+                                                        files (no leancast-plan)
 
 SIM: leancast-sim (leancast-bench) JSON, leancast-tune --sim JSON (its "runs"), or compact
 evidence (JSON Lines, gzip or not: every line's "run"). Compared: every leancast algorithm
@@ -131,11 +132,14 @@ def percent(agree, pairs):
     return 100.0 * agree / pairs if pairs else 0.0
 
 
-def markdown(summary, pairs, command):
-    """The tables: agreement per point, then the pairs that disagree most often."""
-    lines = [f"Made by `{command}` at commit {summary['commit']}; a pair agrees within "
+def markdown(summary, pairs, command, part="all"):
+    """The tables: agreement per point, then the pairs that disagree most often. part:
+    "points" (the first, without the line saying how it was made and, for one platform, its
+    heading), "pairs" (the second) or "all"."""
+    head = [f"Made by `{command}` at commit {summary['commit']}; a pair agrees within "
              f"{summary['tie'] * 100:g} % in the simulation either way. Validated: "
              f"≥ {VALIDATED_PERCENT} % of a point's pairs agree.", ""]
+    lines = []
     groups = {}
     for p in summary["points"]:
         groups.setdefault((p["platform"], p["ranks_per_node"]), []).append(p)
@@ -143,9 +147,10 @@ def markdown(summary, pairs, command):
         sizes = sorted({p["bytes"] for p in points})
         procs = sorted({p["procs"] for p in points})
         cell = {(p["procs"], p["bytes"]): p for p in points}
-        lines += [f"**{platform}, {ppn} ranks per node**: agreeing pairs / pairs (%), "
-                  f"method {', '.join(sorted({p['method'] for p in points}))}", "",
-                  "| P | " + " | ".join(size_text(s) for s in sizes) + " | all |",
+        if part != "points" or len(groups) > 1:
+            lines += [f"**{platform}, {ppn} ranks per node**: agreeing pairs / pairs (%), "
+                      f"method {', '.join(sorted({p['method'] for p in points}))}", ""]
+        lines += ["| P | " + " | ".join(size_text(s) for s in sizes) + " | all |",
                   "|---:|" + "---:|" * (len(sizes) + 1)]
         for n in procs:
             row, agree, total = [], 0, 0
@@ -162,6 +167,9 @@ def markdown(summary, pairs, command):
         total = sum(p["pairs"] for p in points)
         lines += ["", f"All: {agree} of {total} pairs agree ({percent(agree, total):.1f} %); "
                   "`*`: below the validated share.", ""]
+    if part == "points":
+        return "\n".join(lines[:-1]) + "\n"
+    lines = head + lines if part == "all" else []
     # The pairs that disagree, over all points: how often, and the widest miss.
     by_pair = {}
     for point in pairs:
@@ -216,8 +224,9 @@ def main():
     parser.add_argument("--out", help="summary JSON (leancast-plan's data/model-agreement.json)")
     parser.add_argument("--pairs", help="JSON Lines of every point's disagreeing pairs "
                                         "(the evidence, evidence/model-agreement.jsonl)")
-    parser.add_argument("--tables", action="store_true",
-                        help=f"print the tables from {SUMMARY} and {PAIRS}")
+    parser.add_argument("--tables", nargs="?", const="points", choices=["points", "pairs", "all"],
+                        help=f"print the tables from {SUMMARY} and {PAIRS}: the agreement "
+                             "per point (the default), the pairs that disagree most, or all")
     parser.add_argument("--cache", help="JSON keeping leancast-plan's answers between runs")
     parser.add_argument("--model-args", default="",
                         help="more leancast-plan options ('--beta-inter 2.4e-9'), to try "
@@ -227,7 +236,7 @@ def main():
         if args.files:
             parser.error("--tables reads the repository's files, no SIM")
         summary, pairs = read_tables_input()
-        print(markdown(summary, pairs, summary["command"]), end="")
+        print(markdown(summary, pairs, summary["command"], args.tables), end="")
         return
     if not args.files:
         parser.error("no SIM file")

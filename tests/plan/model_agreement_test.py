@@ -111,7 +111,7 @@ class Agreement(unittest.TestCase):
     def test_tables_from_the_evidence(self):
         # The page's tables from data/model-agreement.json and evidence/model-agreement.jsonl,
         # without leancast-plan; the two must count the same points.
-        result = subprocess.run([sys.executable, SCRIPT, "--tables"], capture_output=True,
+        result = subprocess.run([sys.executable, SCRIPT, "--tables", "all"], capture_output=True,
                                 text=True, timeout=60)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("pairs agree", result.stdout)
