@@ -9,7 +9,7 @@ are the compact evidence evidence/one-node-model.jsonl (one line per run, named 
 simulation's JSON was: new-p16-paper, calibration/send-0.1us-p16-paper, variants/NAME/...).
 
   one-node-validation.py [--variant NAME]    print the tables from the evidence
-  one-node-validation.py --times RUN         one run's MB/s, algorithms by sizes
+  one-node-validation.py --times RUN         one run's times and MB/s, algorithms by sizes
   one-node-validation.py --simulate BUILD [--calibration] [--variant NAME --smpi-config C]
       simulate (JSON under BUILD/one-node-model/), put the runs into the evidence, print
   one-node-validation.py --compact DIR       put DIR's leancast-sim JSON into the evidence
@@ -235,16 +235,23 @@ def put_into_evidence(directory, prefix=""):
 
 
 def print_times(run):
+    """One run's cells: time per broadcast in µs and bandwidth in MB/s (2^20 B/s)."""
     sizes = sorted({c["bytes"] for c in run["results"]})
     names = list(dict.fromkeys(c["algorithm"] for c in run["results"]))
     cells = {(c["algorithm"], c["bytes"]): c["seconds"] for c in run["results"]}
+
+    def cell(a, s):
+        if (a, s) not in cells:
+            return ""
+        us = cells[(a, s)] * 1e6
+        return f"{us:.{2 if us < 10 else 1}f} µs, {s / cells[(a, s)] / 2**20:.0f} MB/s"
+
     print(f"{run['run']}: P = {run['procs']}, {run['platform']}, method {run['method']}, "
-          f"{run['iterations']} iterations; MB/s (2^20 B/s)\n")
+          f"{run['iterations']} iterations; time per broadcast, bandwidth (MB = 2^20 B)\n")
     print("| algorithm | " + " | ".join(size_name(s) for s in sizes) + " |")
     print("|---|" + "---:|" * len(sizes))
     for a in names:
-        print(f"| {a} | " + " | ".join(f"{s / cells[(a, s)] / 2**20:.0f}" if (a, s) in cells
-                                       else "" for s in sizes) + " |")
+        print(f"| {a} | " + " | ".join(cell(a, s) for s in sizes) + " |")
 
 
 def seconds(cells, procs, name, size):
@@ -353,7 +360,7 @@ def print_tables(data):
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", help="the new model's runs of variants/NAME/")
-    parser.add_argument("--times", metavar="RUN", help="print one run's MB/s")
+    parser.add_argument("--times", metavar="RUN", help="print one run's times and MB/s")
     parser.add_argument("--simulate", metavar="BUILD", help="simulate with BUILD's leancast-sim")
     parser.add_argument("--compact", metavar="DIR", help="put DIR's JSON into the evidence")
     parser.add_argument("--only", choices=["new", "old"], help="simulate one model only")
