@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rebuilds data/auto.rules, auto's built-in table, from measurements: each section is one
-# leancast-tune run whose rules, raw JSON and log land in docs/tuning/ (docs/auto.md explains
-# them). Every candidate is measured beside the MPI library's own broadcast (mpi; in SMPI also
+# leancast-tune run (or several) whose runs are the section's evidence in evidence/ (docs/auto.md
+# explains them). Every candidate is measured beside the MPI library's own broadcast (mpi; in SMPI also
 # SMPI's copies of Open MPI's and MPICH's selections, smpi:ompi and smpi:mpich), under both
 # timing methods (back-to-back and barrier before each); a rule names a leancast algorithm
 # only where it beat all of them by more than the margin under both, else mpi. Where no rule
@@ -14,12 +14,12 @@
 #                 (MPIR_CVAR_BCAST_POSIX_INTRA_ALGORITHM=release_gather), this machine, 2 ranks
 #                 (library=mpich configured=MPIR_CVAR_BCAST_POSIX_INTRA_ALGORITHM=release_gather)
 #   real-mpich    real MPICH on this machine, 2 ranks on 2 cores        (library=mpich, P = 2)
-#                 (each real section: two tuning runs per machine, SECTION.json, SECTION-2.json
-#                 and on, and a rule only where a candidate won in every one)
+#                 (each real section: two tuning runs per machine, each a tuning of its own
+#                 in the evidence, and a rule only where a candidate won in every one)
 #   real16-openmpi  real Open MPI on a 16-core node, P = 4, 8, 16: the device's campaign1
 #                 (../shared/device/README.md) and, for the osu method at P = 4 and 8,
-#                 scripts/within-node-16core.sh's default-configuration runs; raw JSON in
-#                 docs/benchmarks/real-16core/                     (library=openmpi, P = 3-16)
+#                 scripts/within-node-16core.sh's default-configuration runs; evidence in
+#                 evidence/real-16core.jsonl.gz                    (library=openmpi, P = 3-16)
 #   real16-mpich  the same, MPICH (campaign1 at P = 16; the within-node runs, osu, at 4 and 8)
 #                                                                   (library=mpich, P = 3-16)
 #   node          one-node model (docs/one-node-model.md), P = 8, 16, 24    (P = 6-24 on one node)
@@ -36,21 +36,26 @@
 # 2-core machine a second run of the same contenders moved shm's large-message ratios by up
 # to 2x (16 MiB under Open MPI: 1.05x in the tuning run, 0.52x and 0.78x in
 # scripts/auto-vs-mpi.sh), far beyond one run's spread.
-# Usage: scripts/auto-table.sh [SECTION...]   (default: all, then the table is assembled)
+# The evidence: evidence/auto-SECTION.jsonl.gz per section (the compact form of leancast-tune's
+# --json, tools/tune/leancast_tune/evidence.py; each run of a real section a tuning of its
+# own), the real16 sections' in evidence/real-16core.jsonl.gz, each listed in
+# evidence/manifest.json. A measurement's raw JSON, logs and rules go to out/tuning/ (not
+# kept), its runs into the section's evidence file, its rules into the section's block of
+# data/auto.rules (a block: the lines from one blank line to the next, in the order below).
+# Usage: scripts/auto-table.sh [SECTION...]   (measure; default: every section)
 #        KEEP_RUNS=1 scripts/auto-table.sh real-openmpi real-mpich   (this machine's runs
-#            added to the sections' runs so far; without it they replace them)
-#        scripts/auto-table.sh rules          (no measuring: rules again from the JSONs)
-#        scripts/auto-table.sh assemble       (only the table, from the sections' rules files)
-#        LEANCAST_TUNE_TOOL=PATH scripts/auto-table.sh check   (test openmpi.tune_auto_rules: every
-#            section but large derives from its JSON the rules its .rules file has, and
-#            data/auto.rules is the sections' files together; nothing is built or written)
+#            added to the section's evidence; without it they replace it)
+#        scripts/auto-table.sh rules          (no measuring: every section's rules again from
+#            evidence/, into data/auto.rules)
+#        LEANCAST_TUNE_TOOL=PATH scripts/auto-table.sh check   (test openmpi.tune_auto_rules:
+#            every section derives from evidence/ the rules of its block of data/auto.rules,
+#            comments included but the command lines ("#   ..."); nothing is built or written)
 # Real sections want an otherwise idle machine.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 [[ ${1:-} == check ]] || "$LEANCAST_ROOT/scripts/install-deps.sh"
 cd "$LEANCAST_ROOT"  # records name paths relative to here
-out=docs/tuning
-mkdir -p "$out"
+raw=out/tuning  # a measurement's leancast-tune --json, logs and rules, before compacting
 all=(real-openmpi-sm real-openmpi real-mpich-rg real-mpich real16-openmpi real16-mpich node nodes ppn1 large)
 sections=("$@")
 ((${#sections[@]})) || sections=("${all[@]}")
@@ -121,39 +126,45 @@ measure() {
     ppn1) args=(--sim hornet --ranks-per-node 1 --procs 16,64 --candidates "$flat,$library"
                 --sizes "$sim_sizes" --iterations 3 $executors) ;;
     real16-*) echo "$1 is measured on the 16-core machine (../shared/device/README.md," \
-                  "campaign1); 'rules' derives it from docs/benchmarks/real-16core/" >&2; exit 2 ;;
+                  "campaign1); 'rules' derives it from evidence/real-16core.jsonl.gz" >&2; exit 2 ;;
     *) echo "unknown section $1" >&2; exit 2 ;;
   esac
 }
-# The 16-core sections' leancast-tune input, comma-separated: the device's leancast-bench
-# files (paper and osu, the library's default broadcast as mpi), which leancast-tune
-# --from-json reads as one --site measurement (tools/tune/leancast_tune/bench_runs.py):
+# The 16-core sections' leancast-tune input: of evidence/real-16core.jsonl.gz, the device's
+# leancast-bench runs (paper and osu, the library's default broadcast as mpi), which
+# leancast-tune --from-json reads as one --site measurement (tools/tune/leancast_tune/bench_runs.py):
 # campaign1 (every algorithm), and the within-node runs' default configuration where campaign1
 # has no run of that count and method (osu at P = 4 and 8). A count and method comes from one
 # run only: the tuner keeps the last cell it reads, and ratios must stay within one run.
+# (--select: shell patterns over the runs' source, the path each was first written to.)
 device_runs() {
   local lib=${1#real16-} tag dir=docs/benchmarks/real-16core
   [[ $lib == openmpi ]] && tag=ompi || tag=mpich
-  local files=("$dir/campaign1/$tag"-p*-*.json "$dir/campaign1/$tag"-osu-p*-*.json
-               "$dir/within16/$tag"-p[48]-default-*.json)
-  (IFS=,; echo "${files[*]}")
+  echo "$dir/campaign1/$tag-p*-*.json,$dir/campaign1/$tag-osu-p*-*.json,$dir/within16/$tag-p[48]-default-*.json"
 }
 
-# derive NAME DIR TUNE: the section's rules from its JSON (the real16 ones from the device's
-# leancast-bench files), by the leancast-tune TUNE, into DIR/NAME.rules.
+# derive NAME DIR TUNE: the section's rules from its evidence, by the leancast-tune TUNE,
+# into DIR/NAME.rules (large: scripts/large-scale-tune.py --rules, which knows its counts).
 derive() {
-  local name=$1 dir=$2 tune=$3 json=$out/$1.json
-  [[ $name == real16-* ]] && json=$(device_runs "$name")
-  # A real section's runs together (SECTION.json, SECTION-2.json, ...), each a timing of its
-  # own: a rule only where a candidate won in every one, on every machine they measured.
-  local n=2
-  if [[ $name == real-* ]]; then
-    while [[ -e $out/$name-$n.json ]]; do json+=",$out/$name-$n.json"; n=$((n + 1)); done
-  fi
-  # shellcheck disable=SC2086
-  "$tune" --from-json "$json" ${rules[$name]} --out "$dir/$name.rules" > /dev/null
+  local name=$1 dir=$2 tune=$3
+  case $name in
+    large) python3 scripts/large-scale-tune.py --rules --tune "$tune" --out "$dir/large.rules" \
+             > /dev/null ;;
+    # shellcheck disable=SC2086
+    real16-*) "$tune" --from-json evidence/real-16core.jsonl.gz --select "$(device_runs "$name")" \
+                ${rules[$name]} --out "$dir/$name.rules" > /dev/null ;;
+    # shellcheck disable=SC2086
+    *) "$tune" --from-json "evidence/auto-$name.jsonl.gz" ${rules[$name]} \
+         --out "$dir/$name.rules" > /dev/null ;;
+  esac
 }
-assembled() {  # data/auto.rules: the sections' rules files in the table's order
+block() {  # block NAME: the section's block of data/auto.rules
+  local i
+  for i in "${!all[@]}"; do
+    [[ ${all[$i]} == "$1" ]] && awk -v n=$((i + 2)) 'BEGIN { RS = "" } NR == n' data/auto.rules
+  done
+}
+preamble() {
   echo "# leancast's auto: which algorithm a broadcast runs, by process count (procs), ranks on"
   echo "# the most populated node (ppn), size in bytes and, for real measurements, the MPI"
   echo "# library (library=) and its configuration (configured=: rules measured with the"
@@ -161,99 +172,92 @@ assembled() {  # data/auto.rules: the sections' rules files in the table's order
   echo "# under its defaults); the first rule that applies wins. Where none applies, auto runs"
   echo "# the MPI library's own MPI_Bcast (mpi): leancast leaves the library's broadcast only"
   echo "# where a measurement says a leancast algorithm is faster there. Made by"
-  echo "# scripts/auto-table.sh from the measurements in docs/tuning/ (docs/auto.md); each"
+  echo "# scripts/auto-table.sh from the measurements in evidence/ (docs/auto.md); each"
   echo "# section's header says where its evidence comes from."
-  for section in "${all[@]}"; do
-    echo
-    cat "$out/$section.rules"
-  done
+}
+assemble() {  # assemble DIR: data/auto.rules, each section's block DIR/NAME.rules where made
+  local section text
+  text=$(preamble
+         for section in "${all[@]}"; do
+           echo
+           if [[ -e $1/$section.rules ]]; then cat "$1/$section.rules"; else block "$section"; fi
+         done)
+  echo "$text" > data/auto.rules
+  echo "wrote data/auto.rules"
 }
 
 if [[ ${sections[0]} == check ]]; then
   check=$(mktemp -d)
   trap 'rm -rf "$check"' EXIT
   failed=0
+  if (($(awk 'BEGIN { RS = "" } END { print NR }' data/auto.rules) != ${#all[@]} + 1)); then
+    echo "FAILED: data/auto.rules is not a preamble and ${#all[@]} blocks (one per section)"
+    exit 1
+  fi
   for name in "${all[@]}"; do
-    [[ $name == large ]] && continue  # simulated anew by the test smpi.auto_table
     derive "$name" "$check" "${LEANCAST_TUNE_TOOL:?LEANCAST_TUNE_TOOL=path of leancast-tune}"
-    if ! diff <(grep -v '^#' "$out/$name.rules") <(grep -v '^#' "$check/$name.rules") > "$check/diff"; then
-      echo "FAILED: $out/$name.rules is not what its JSON gives (< the file, > derived now):"
+    if ! diff <(block "$name" | grep -v '^#   ') <(grep -v '^#   ' "$check/$name.rules") \
+         > "$check/diff"; then
+      echo "FAILED: data/auto.rules's $name block is not what its evidence gives (< the file," \
+           "> derived now; scripts/auto-table.sh rules):"
       cat "$check/diff"
       failed=1
     else
-      echo "ok: $out/$name.rules follows from its JSON ($(grep -vc '^#' "$out/$name.rules") rules)"
+      echo "ok: data/auto.rules's $name block follows from its evidence" \
+           "($(grep -vc '^#' "$check/$name.rules") rules)"
     fi
   done
-  if ! diff <(assembled) data/auto.rules > "$check/diff"; then
-    echo "FAILED: data/auto.rules is not docs/tuning's rules files together (scripts/auto-table.sh assemble):"
-    head -20 "$check/diff"
-    failed=1
-  fi
   exit "$failed"
 fi
 
+made=$raw/rules
+rm -rf "$made"
+mkdir -p "$raw" "$made"
 for section in "${sections[@]}"; do
-  [[ $section == assemble ]] && continue
-  if [[ $section == rules ]]; then  # re-derive every section's rules from its JSON
+  if [[ $section == rules ]]; then  # every section's rules again from its evidence
     for name in "${all[@]}"; do
       build_leancast "${flavor[$name]}"
-      if [[ $name == large ]]; then
-        python3 scripts/large-scale-tune.py --rules
-        continue
-      fi
-      derive "$name" "$out" "$LEANCAST_ROOT/build/${flavor[$name]}/leancast-tune"
+      derive "$name" "$made" "$LEANCAST_ROOT/build/${flavor[$name]}/leancast-tune"
     done
     continue
   fi
   if [[ $section == large ]]; then  # one leancast-tune run per count and size group
     build_leancast smpi
     python3 scripts/large-scale-tune.py
+    derive large "$made" "$LEANCAST_ROOT/build/smpi/leancast-tune"
     continue
   fi
-  if [[ $section == real16-* && $# -eq 0 ]]; then
-    # Measured on the 16-core machine only: in a run of every section, derived from its runs.
+  if [[ $section == real16-* ]]; then
+    # Measured on the 16-core machine only: here derived from its runs.
     build_leancast "${flavor[$section]}"
-    derive "$section" "$out" "$LEANCAST_ROOT/build/${flavor[$section]}/leancast-tune"
+    derive "$section" "$made" "$LEANCAST_ROOT/build/${flavor[$section]}/leancast-tune"
     continue
   fi
   measure "$section"
   build_leancast "${flavor[$section]}"
   tune="$LEANCAST_ROOT/build/${flavor[$section]}/leancast-tune"
-  first=$out/$section second=
-  if [[ $section == real-* ]]; then
-    # Measured twice at once, and the rules derived from both runs: a candidate wins a size
-    # only where it won in each. On one VM here shm's times came in two modes minutes apart,
-    # and a rule from one run (MPICH's shm:64K at 32 KiB-8 MiB at 35b898f) was 0.50-0.88x
-    # MPI_Bcast in auto-vs-mpi.sh's run right after (docs/auto.md). The machines under this
-    # project change between sessions (VMs of one CPU name, an 8 MiB last-level cache on
-    # one, 508 MiB and system calls twice as dear on another): KEEP_RUNS=1 adds this
-    # machine's two runs to the section's (as SECTION-N.json) instead of replacing them, so
-    # that a rule holds on each machine measured.
-    n=1
-    if [[ ${KEEP_RUNS:-0} == 1 && -e $out/$section.json ]]; then
-      n=2; while [[ -e $out/$section-$n.json ]]; do n=$((n + 1)); done
-      first=$out/$section-$n
-    else
-      rm -f "$out/$section"-[0-9]*.json "$out/$section"-[0-9]*.log
-    fi
-    second=$out/$section-$((n + 1))
-  fi
-  echo "== $section: leancast-tune ${args[*]} ${rules[$section]}"
-  # shellcheck disable=SC2086
-  "$tune" "${args[@]}" ${rules[$section]} \
-    --out "$first.rules" --json "$first.json" > "$first.log" 2>&1
-  if [[ -n $second ]]; then
-    echo "== $section again"
+  evidence=evidence/auto-$section.jsonl.gz
+  runs=("$raw/$section")
+  # Real sections are measured twice at once, and the rules derived from both runs: a
+  # candidate wins a size only where it won in each. On one VM here shm's times came in two
+  # modes minutes apart, and a rule from one run (MPICH's shm:64K at 32 KiB-8 MiB at
+  # 35b898f) was 0.50-0.88x MPI_Bcast in a run right after (docs/auto.md). The machines
+  # under this project change between sessions (VMs of one CPU name, an 8 MiB last-level
+  # cache on one, 508 MiB and system calls twice as dear on another): KEEP_RUNS=1 adds this
+  # machine's two runs to the section's evidence instead of replacing it, so that a rule
+  # holds on each machine measured.
+  [[ $section == real-* ]] && runs+=("$raw/$section-2")
+  for run in "${runs[@]}"; do
+    echo "== $section: leancast-tune ${args[*]} ${rules[$section]} (${run##*/})"
     # shellcheck disable=SC2086
-    "$tune" "${args[@]}" ${rules[$section]} --out "$second.rules" \
-      --json "$second.json" > "$second.log" 2>&1
-    rm -f "$out/$section"-[0-9]*.rules
-    derive "$section" "$out" "$tune"
-  fi
+    "$tune" "${args[@]}" ${rules[$section]} --out "$run.rules" --json "$run.json" \
+      > "$run.log" 2>&1
+  done
+  add=()
+  [[ $section == real-* && ${KEEP_RUNS:-0} == 1 ]] && add=(--add)
+  python3 tools/tune/leancast_tune/evidence.py "${add[@]}" "$evidence" \
+    "${runs[@]/%/.json}"
+  echo "wrote $evidence: update its entry in evidence/manifest.json (commit, date, machine)"
+  derive "$section" "$made" "$tune"
 done
-
-if ((${#sections[@]} == ${#all[@]})) || [[ " ${sections[*]} " == *" rules "* ]] ||
-   [[ " ${sections[*]} " == *" assemble "* ]]; then
-  assembled > "$LEANCAST_ROOT/data/auto.rules"
-  echo "wrote data/auto.rules"
-fi
+assemble "$made"

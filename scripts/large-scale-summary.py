@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
-"""docs/large-scale.md's tables, from the simulations in docs/tuning/large/ (auto's evidence,
-scripts/large-scale-tune.py) and docs/large-scale/ (scripts/large-scale.sh): each written
-between the page's <!-- NAME --> and <!-- /NAME --> lines.
+"""The large-scale tables (docs/large-scale.md), printed from the simulations in
+evidence/auto-large.jsonl.gz (auto's evidence, scripts/large-scale-tune.py) and
+evidence/large-scale.jsonl.gz (scripts/large-scale.sh; each run with its source, the path it
+was first written to), from the repository root:
 
-  python3 scripts/large-scale-summary.py                 # the tables
-  python3 scripts/large-scale-summary.py --check         # fail if a table is stale
-  python3 scripts/large-scale-summary.py --speed OLD NEW # time leancast-sim, then the tables
+  python3 scripts/large-scale-summary.py --table 7330        # MPICH's ring against its tree
+  python3 scripts/large-scale-summary.py --table auto-check  # auto against the references
+  python3 scripts/large-scale-summary.py --table speed       # leancast-sim's speed
+  python3 scripts/large-scale-summary.py --check             # auto within 0.97 everywhere
+  python3 scripts/large-scale-summary.py --speed OLD NEW     # time leancast-sim (speed's run)
 
 --speed runs the same cells with two leancast-sim (an older build's and this one), writing
-docs/large-scale/speed.json: per cell the wall time and the simulated ranks x messages per
+out/large-scale/speed.json (scripts/large-scale.sh speed adds it to the study's evidence):
+per cell the wall time and the simulated ranks x messages per
 wall second (messages: leancast-plan's transfers of every broadcast the run simulated).
 """
 import argparse
-import glob
+import fnmatch
 import json
 import os
 import subprocess
@@ -21,12 +25,18 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAGE = os.path.join(ROOT, "docs", "large-scale.md")
+sys.path.insert(0, os.path.join(ROOT, "tools", "tune"))
+from leancast_tune import evidence  # noqa: E402
+
+AUTO = "evidence/auto-large.jsonl.gz"
+STUDY = "evidence/large-scale.jsonl.gz"
 MIB, KIB = 1 << 20, 1 << 10
 REFERENCES = ["mpi", "smpi:ompi", "smpi:mpich", "smpi:scatter_LR_allgather", "smpi:binomial_tree"]
 RING, TREE = "smpi:scatter_LR_allgather", "smpi:binomial_tree"
 # leancast-plan (auto's choices, message counts): any flavour's.
-PLAN = os.environ.get("LEANCAST_PLAN", os.path.join(ROOT, "build", "smpi", "leancast-plan"))
+PLAN = os.environ.get("LEANCAST_PLAN") or next(
+    (p for p in (os.path.join(ROOT, "build", f, "leancast-plan") for f in ("smpi", "openmpi", "mpich"))
+     if os.path.exists(p)), "leancast-plan")
 MPICH_OWN = ["smpi:binomial_tree", "smpi:scatter_rdb_allgather", RING, "smpi:mpich", "smpi:ompi"]
 
 
@@ -41,30 +51,46 @@ def time_text(seconds):
     return f"{seconds * 1e3:.3g} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.3g} µs"
 
 
-def runs_in(path):
-    with open(path) as f:
-        data = json.load(f)
-    return data.get("runs", [data])
+def study_runs(pattern="*"):
+    """[(source, run)] of the large-scale study whose source matches `pattern`, in order."""
+    _, bench = evidence.tunings_and_bench(os.path.join(ROOT, STUDY))
+    return [(source, run) for source, run in bench
+            if fnmatch.fnmatch(os.path.basename(source), pattern)]
 
 
 def cells():
-    """{(procs, ppn, algorithm, bytes): seconds} of every sync run, and {(procs, ppn): files}."""
+    """{(procs, ppn, algorithm, bytes): seconds} of every sync run (the study's, then auto's
+    evidence's), and {(procs, ppn): the runs' names, as FILE (RUN)}."""
     found, files = {}, {}
-    paths = sorted(glob.glob(os.path.join(ROOT, "docs/tuning/large/*.json")) +
-                   glob.glob(os.path.join(ROOT, "docs/large-scale/*.json")))
-    for path in paths:
-        if os.path.basename(path) == "speed.json":
-            continue
-        for run in runs_in(path):
+    tunings, _ = evidence.tunings_and_bench(os.path.join(ROOT, AUTO))
+    # The study's runs but layouts/ (other ranks per node than hornet's 24, docs/auto.md),
+    # then auto's, by file name as first written: where two runs have a cell, the later
+    # one's counts (and of times tied, the first inserted is the best).
+    named = [(f"{STUDY} ({os.path.basename(source)[:-len('.json')]})", [run])
+             for source, run in study_runs() if "/layouts/" not in source]
+    named += [(f"{AUTO} ({t['name'].split('/')[-1]})", t["runs"])
+              for t in sorted(tunings, key=lambda t: t["name"] + ".json")]
+    for name, runs in named:
+        for run in runs:
             if run.get("method") != "sync":
                 continue
             env = run["environment"]
             layout = (env["procs"], env.get("ranks_per_node") or 1)
-            files.setdefault(layout, set()).add(os.path.relpath(path, ROOT))
+            files.setdefault(layout, set()).add(name)
             for cell in run["results"]:
                 found[layout + (cell["algorithm"], cell["bytes"])] = \
                     cell["summary"]["seconds_per_bcast"]["median"]
     return found, files
+
+
+def from_text(sources):
+    """"From: `FILE` (RUN, RUN), ..." of the runs named "FILE (RUN)"."""
+    by_file = {}
+    for source in sorted(sources):
+        file, run = source[:-1].split(" (", 1)
+        by_file.setdefault(file, []).append(run)
+    return "From: " + "; ".join(f"`{file}` ({', '.join(runs)})"
+                                for file, runs in sorted(by_file.items())) + ".\n"
 
 
 def leancast_best(found, procs, ppn, size):
@@ -88,38 +114,37 @@ def table_7330(found, files):
                          f" | {'—' if name is None else f'{time_text(best)} `{name}`'} | " +
                          (f"{ring / tree:.1f}" if tree else "—") + " |")
     sources = sorted(f for layout in layouts for f in files[layout])
-    return "\n".join(lines) + "\n\nFrom: " + ", ".join(f"`{s}`" for s in sources) + "\n"
+    return "\n".join(lines) + "\n\n" + from_text(sources)
 
 
 def table_check(found, files):
     lines = ["| P | size | `auto` runs | auto | fastest of " + ", ".join(f"`{r}`" for r in REFERENCES) +
              " | best / auto |", "|---:|---|---|---:|---|---:|"]
     sources, worst = set(), None
-    auto_files = glob.glob(os.path.join(ROOT, "docs/large-scale/auto-p*.json"))
-    for path in sorted(auto_files, key=lambda p: int(os.path.basename(p)[6:-5])):
-        for run in runs_in(path):
-            env = run["environment"]
-            procs, ppn = env["procs"], env.get("ranks_per_node") or 1
-            sources |= files[(procs, ppn)]  # auto's run and the references' (tuning) runs
-            chosen = auto_choices(procs, ppn, sorted({c["bytes"] for c in run["results"]}))
-            for size in sorted({c["bytes"] for c in run["results"]}):
-                auto = found.get((procs, ppn, "auto", size))
-                wanted = checked_references(procs)
-                refs = dict(t for r in wanted
-                            if (t := reference_time(found, procs, ppn, r, size)) is not None)
-                if auto is None or len(refs) < len(wanted):
-                    lines.append(f"| {procs} | {size_text(size)} | | not simulated | | |")
-                    continue
-                best = min(refs, key=refs.get)
-                ratio = refs[best] / auto
-                worst = ratio if worst is None else min(worst, ratio)
-                lines.append(f"| {procs} | {size_text(size)} | `{chosen.get(size, '?')}` | "
-                             f"{time_text(auto)} | {time_text(refs[best])} `{best}` | "
-                             f"{ratio:.2f} |")
+    auto_runs = study_runs("auto-p*.json")
+    for _, run in sorted(auto_runs, key=lambda pair: int(os.path.basename(pair[0])[6:-5])):
+        env = run["environment"]
+        procs, ppn = env["procs"], env.get("ranks_per_node") or 1
+        sources |= files[(procs, ppn)]  # auto's run and the references' (tuning) runs
+        chosen = auto_choices(procs, ppn, sorted({c["bytes"] for c in run["results"]}))
+        for size in sorted({c["bytes"] for c in run["results"]}):
+            auto = found.get((procs, ppn, "auto", size))
+            wanted = checked_references(procs)
+            refs = dict(t for r in wanted
+                        if (t := reference_time(found, procs, ppn, r, size)) is not None)
+            if auto is None or len(refs) < len(wanted):
+                lines.append(f"| {procs} | {size_text(size)} | | not simulated | | |")
+                continue
+            best = min(refs, key=refs.get)
+            ratio = refs[best] / auto
+            worst = ratio if worst is None else min(worst, ratio)
+            lines.append(f"| {procs} | {size_text(size)} | `{chosen.get(size, '?')}` | "
+                         f"{time_text(auto)} | {time_text(refs[best])} `{best}` | "
+                         f"{ratio:.2f} |")
     text = "\n".join(lines) + "\n"
     if worst is not None:
         text += f"\nLowest best / auto: {worst:.2f} (≥ 0.97 is the issue's target).\n"
-    return text + "\nFrom: " + ", ".join(f"`{s}`" for s in sorted(sources)) + "\n"
+    return text + "\n" + from_text(sources)
 
 
 def checked_references(procs):
@@ -131,7 +156,7 @@ def checked_references(procs):
 # What smpi:ompi runs at large sizes from 1024 ranks (SimGrid 3.32's bcast__ompi): SMPI's
 # scatter + recursive doubling, from 512 KiB at 1024-2047 ranks and from 256 KiB at
 # 2048-4095. Set up, smpi:ompi takes an hour at 2048 ranks here (its node communicators);
-# the algorithm it runs, minutes. docs/large-scale/ompi-standin-large-p1024.json holds it
+# the algorithm it runs, minutes. The study's ompi-standin-large-p1024 holds it
 # beside smpi:ompi's own runs at 1024 ranks (the same times).
 OMPI_LARGE = "smpi:scatter_rdb_allgather"
 
@@ -241,8 +266,8 @@ def measure_speed(old, new):
             print(rows[-1], file=sys.stderr)
     # The issue's second target: a full candidate set at P = 1024, one size, as the tuner
     # runs it (P = 512's candidates and references, all of the registry's).
-    with open(os.path.join(ROOT, "docs", "tuning", "large", "p512.json")) as f:
-        everything = json.load(f)["candidates"]
+    tunings, _ = evidence.tunings_and_bench(os.path.join(ROOT, AUTO))
+    everything = next(t["candidates"] for t in tunings if t["name"].endswith("p512"))
     with tempfile.TemporaryDirectory() as tmp:
         command = [new, "--platform", "hornet", "--procs", "1024", "--ranks-per-node", "24",
                    "--algorithms", ",".join(everything), "--sizes", "1M", "--no-cache",
@@ -260,7 +285,8 @@ def measure_speed(old, new):
     print(rows[-1]["wall_seconds"], file=sys.stderr)
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
-    with open(os.path.join(ROOT, "docs", "large-scale", "speed.json"), "w") as f:
+    os.makedirs(os.path.join(ROOT, "out", "large-scale"), exist_ok=True)
+    with open(os.path.join(ROOT, "out", "large-scale", "speed.json"), "w") as f:
         json.dump({"commit": commit, "machine": os.uname().nodename, "cores": os.cpu_count(),
                    "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "rows": rows},
                   f, indent=1)
@@ -268,11 +294,11 @@ def measure_speed(old, new):
 
 
 def table_speed():
-    path = os.path.join(ROOT, "docs", "large-scale", "speed.json")
-    if not os.path.exists(path):
+    speed = [line["data"] for line in evidence.read(os.path.join(ROOT, STUDY))
+             if line.get("source", "").endswith("/speed.json")]
+    if not speed:
         return "(not measured yet: `bash scripts/large-scale.sh speed`)\n"
-    with open(path) as f:
-        data = json.load(f)
+    data = speed[0]
     lines = ["| cell | leancast-sim | method, timed broadcasts | wall | ranks × messages / s |",
              "|---|---|---|---:|---:|"]
     for r in data["rows"]:
@@ -285,46 +311,42 @@ def table_speed():
                      f"(+{r['warmup']} warm-up) | {r['wall_seconds']:.1f} s | "
                      f"{'—' if rate is None else f'{rate:.3g}'} |")
     return "\n".join(lines) + (f"\n\nMeasured at commit {data['commit']}, {data['date']}, "
-                               f"{data['cores']} cores: `docs/large-scale/speed.json`.\n")
+                               f"{data['cores']} cores: `{STUDY}` (speed).\n")
 
 
-def write(page, name, text):
-    begin, end = f"<!-- {name} -->", f"<!-- /{name} -->"
-    if begin not in page or end not in page:
-        sys.exit(f"large-scale-summary: docs/large-scale.md has no {begin} ... {end}")
-    head, rest = page.split(begin, 1)
-    return head + begin + "\n" + text + end + rest.split(end, 1)[1]
+TARGET = 0.97  # the issue's: auto's time at most 1/0.97 of the fastest reference's
+TABLES = {"7330": lambda: table_7330(*cells()), "auto-check": lambda: table_check(*cells()),
+          "speed": table_speed}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--table", choices=sorted(TABLES), help="print this table")
+    parser.add_argument("--check", action="store_true",
+                        help="fail unless the evidence backs the check's claim: auto within "
+                             f"{TARGET} of the fastest reference at every point, each simulated")
     parser.add_argument("--speed", nargs=2, metavar=("OLD_SIM", "NEW_SIM"))
     parser.add_argument("--missing", nargs=2, metavar=("PROCS", "SIZES"),
                         help="print the check's references not simulated there, and stop")
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; fail if a table differs from what the JSON says")
     args = parser.parse_args()
     if args.missing:
         print(missing_references(int(args.missing[0]), args.missing[1]))
         return
     if args.speed:
         measure_speed(*args.speed)
-    found, files = cells()
-    with open(PAGE, encoding="utf-8") as f:
-        before = f.read()
-    page = write(before, "7330", table_7330(found, files))
-    page = write(page, "auto-check", table_check(found, files))
-    page = write(page, "speed", table_speed())
     if args.check:
-        if page != before:
-            stale = [line for line in page.splitlines() if line not in before.splitlines()]
-            sys.exit("FAILED: docs/large-scale.md's tables are not what their JSON says "
-                     "(python3 scripts/large-scale-summary.py rewrites them); new lines:\n"
-                     + "\n".join(stale))
-        print("large-scale-summary: docs/large-scale.md's tables are what their JSON says")
+        check = table_check(*cells())
+        problems = [line for line in check.splitlines() if "not simulated" in line or "`?`" in line]
+        worst = [float(line.split(": ")[1].split(" ")[0]) for line in check.splitlines()
+                 if line.startswith("Lowest best / auto")]
+        if problems or not worst or worst[0] < TARGET:
+            sys.exit("FAILED: the large-scale check from the evidence:\n" + check)
+        print(f"large-scale-summary: auto within {TARGET} at every point (lowest {worst[0]:.2f})")
         return
-    with open(PAGE, "w", encoding="utf-8") as f:
-        f.write(page)
+    if args.table:
+        sys.stdout.write(TABLES[args.table]())
+    elif not args.speed:
+        parser.error("--table, --check, --speed or --missing")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """auto's evidence from 182 to 4096 ranks (scripts/auto-table.sh's section `large`): one
 `leancast-tune --sim hornet --methods sync` run per process count and size group, on the
-hornet model with 24 ranks per node, each writing docs/tuning/large/pP[-GROUP].json; a run
-whose JSON is there is not made again (delete it to redo it). Then the rules from every
-count, together, for the sizes whose groups are all measured (ruled_counts):
-docs/tuning/large.rules.
+hornet model with 24 ranks per node, each writing out/tuning/large/pP[-GROUP].json and
+adding its runs to auto's evidence, evidence/auto-large.jsonl.gz (a tuning named pP[-GROUP],
+each a part of one measurement: tools/tune/leancast_tune/evidence.py); a group the evidence
+holds is not measured again (take its lines out to redo it). Then the rules from every
+count, together, for the sizes whose groups are all measured (ruled_counts), from the
+evidence: what scripts/auto-table.sh puts in data/auto.rules's section `large`.
 
 Candidates: the registry's (leancast-tune's default: every flat algorithm's and node-aware
 pair's tuned specs), under leancast's default executor, at P = 256 and 512, and at the
@@ -28,6 +30,7 @@ rest. Beyond 2048 ranks smpi:ompi gives way to what stands for it (ompi_in_place
 
   python3 scripts/large-scale-tune.py [--build build/smpi] [--only P[,P...]]
                                       [--groups G[,G...]] [--rules | --complete]
+                                      [--tune LEANCAST_TUNE] [--out RULES]
   python3 scripts/large-scale-tune.py --forget JSON
 """
 import argparse
@@ -37,14 +40,18 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = "docs/tuning/large"
-RULES = "docs/tuning/large.rules"
+sys.path.insert(0, os.path.join(ROOT, "tools", "tune"))
+from leancast_tune import evidence  # noqa: E402
+
+OUT = "out/tuning/large"
+EVIDENCE = "evidence/auto-large.jsonl.gz"
+RULES = "out/tuning/large.rules"
 # leancast-sim's cache, in the tree: a group of the largest counts takes hours of simulation
 # here, more than a session may have; each smpirun it finished is kept (commit it) and
 # survives commits that leave the bench's code alone (leancast-sim's bench_digest), so a
 # group stopped part-way goes on where it stopped. A group's JSON, once written, holds its
 # runs: their cells are then forgotten.
-CELLS = "docs/tuning/large/cells"
+CELLS = "out/tuning/large/cells"
 PER_NODE = 24
 PRUNE = 1.5
 REFERENCE_PRUNE = 3.0
@@ -59,7 +66,7 @@ TIE_BREAK = "0.05"
 COVER_FROM = 182
 # The ranks per node the rules claim: the 24 simulated, as the nodes section claims. Claimed
 # as 12-48 before: at 12 and 17 a node MPICH's ring beat auto's two-tree at 16 MiB (0.78-0.92x
-# at P = 129 and 256; docs/large-scale/layouts/), and hornet's nodes have 24 cores.
+# at P = 129 and 256; evidence/large-scale.jsonl.gz, layouts/), and hornet's nodes have 24 cores.
 PPN = "24-24"
 # MPICH's own algorithms, in leancast: they win ties, never veto (auto-table.sh's mpich_smp).
 EMULATED = ("binomial,scatter-doubling,scatter-ring,node-aware:binomial/binomial,"
@@ -104,7 +111,7 @@ EXECUTORS = ["dataflow", "dataflow:0"]
 # leancast's flat rings, P - 1 steps of every rank at once: at 2048 ranks and 16 MiB one
 # size of one of them did not finish in 74 (scatter-ring-tuned) and 36 (scatter-ring)
 # CPU-minutes here, and SMPI's ring took 107 minutes of wall time beside other runs
-# (docs/tuning/large/p2048-16M.json). Beyond 1024 ranks they
+# (the evidence's p2048-16M). Beyond 1024 ranks they
 # are simulated at a size only where they came within the tie margin of the fastest
 # leancast candidate at the count before: their P - 1 step floor grows as P, a tree's depth
 # as log P, so a ring further behind cannot catch up by doubling P (at 1024 ranks and
@@ -154,18 +161,28 @@ def registry_candidates(build):
     return Candidates(read_registry(os.path.join(build, "leancast-plan"))).default
 
 
+def in_evidence():
+    """{tuning name (pP[-GROUP]): its runs} of auto's large evidence."""
+    if not os.path.exists(os.path.join(ROOT, EVIDENCE)):
+        return {}
+    tunings, _ = evidence.tunings_and_bench(os.path.join(ROOT, EVIDENCE))
+    return {t["name"].split("/")[-1]: t["runs"] for t in tunings}
+
+
+def name(procs, group):
+    return f"p{procs}{'-' + group if group else ''}"
+
+
 def measured(procs):
     """{bytes: {algorithm: seconds}} of every run at `procs` (sync)."""
     times = {}
-    for name in sorted(os.listdir(OUT)):
-        if not (name.startswith(f"p{procs}.") or name.startswith(f"p{procs}-")) \
-                or not name.endswith(".json"):
+    for tuning, runs in sorted(in_evidence().items()):
+        if not (tuning == f"p{procs}" or tuning.startswith(f"p{procs}-")):
             continue
-        with open(os.path.join(OUT, name)) as f:
-            for run in json.load(f)["runs"]:
-                for cell in run["results"]:
-                    times.setdefault(cell["bytes"], {})[cell["algorithm"]] = \
-                        cell["summary"]["seconds_per_bcast"]["median"]
+        for run in runs:
+            for cell in run["results"]:
+                times.setdefault(cell["bytes"], {})[cell["algorithm"]] = \
+                    cell["summary"]["seconds_per_bcast"]["median"]
     return times
 
 
@@ -204,6 +221,8 @@ def tune(build, procs, group, sizes, candidates, emulated, references):
     if done.returncode != 0:
         sys.exit(f"large-scale-tune: failed, see {path(procs, group, 'log')}")
     forget_cells(json_path)
+    subprocess.run([sys.executable, evidence.__file__, "--add", "--parts", EVIDENCE,
+                    f"{name(procs, group)}={json_path}"], check=True, cwd=ROOT)
 
 
 def cells_dir():
@@ -232,14 +251,13 @@ def ruled_counts():
     references (16 MiB at 1024 ranks without the rings group: without SMPI's ring, the
     library's fastest there; 64 KiB with only the executors group: against mpi alone); a size no
     group measured has no rule at that count, so auto runs mpi there."""
-    ruled = {}
+    ruled, have = {}, in_evidence()
     for procs, groups in PLAN:
-        have = [(group, sizes) for group, sizes, _ in groups
-                if os.path.exists(path(procs, group, "json"))]
-        measured = {s for _, sizes in have for s in sizes}
-        if have and all(os.path.exists(path(procs, group, "json"))
-                        for group, sizes, _ in groups if measured & set(sizes)):
-            ruled[procs] = [group for group, _ in have]
+        found = [(group, sizes) for group, sizes, _ in groups if name(procs, group) in have]
+        measured = {s for _, sizes in found for s in sizes}
+        if found and all(name(procs, group) in have
+                         for group, sizes, _ in groups if measured & set(sizes)):
+            ruled[procs] = [group for group, _ in found]
     return ruled
 
 
@@ -249,8 +267,8 @@ def complete_counts():
     return [procs for procs, groups in PLAN if len(ruled.get(procs, [])) == len(groups)]
 
 
-def rules(build):
-    """The rules from ruled_counts()."""
+def rules(tune, out):
+    """The rules from ruled_counts(), from the evidence, into `out`."""
     ruled = ruled_counts()
     for procs, groups in PLAN:
         missing = [group for group, _, _ in groups if group not in ruled.get(procs, [])]
@@ -259,12 +277,15 @@ def rules(build):
                       if procs in ruled else "no rules")
             print(f"large-scale-tune: P = {procs}: {ruling} (groups still to measure: "
                   f"{', '.join(missing)})")
-    files = [path(procs, group, "json") for procs, groups in ruled.items() for group in groups]
+    if set(in_evidence()) != {name(procs, group) for procs, groups in ruled.items()
+                              for group in groups}:
+        sys.exit(f"large-scale-tune: {EVIDENCE} holds groups of counts with groups still to "
+                 "measure, which it would read too: measure them first")
     cover = f"{COVER_FROM}-{round(max(ruled) * 2 ** 0.5)}"
-    command = [os.path.join(build, "leancast-tune"), "--from-json", ",".join(files),
+    command = [tune, "--from-json", EVIDENCE,
                "--procs-cover", cover, "--ppn", PPN, "--tie", TIE, "--tie-break", TIE_BREAK,
                "--library", "any",
-               "--reference", EMULATED, "--out", RULES]
+               "--reference", EMULATED, "--out", out]
     print("+", " ".join(command), flush=True)
     subprocess.run(command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
 
@@ -277,6 +298,9 @@ def main():
                         "'' for a count's only group): two runs of this script can then "
                         "measure a count's groups at once")
     parser.add_argument("--rules", action="store_true", help="no measuring: the rules only")
+    parser.add_argument("--tune", help="the leancast-tune that derives the rules (default: "
+                        "--build's)")
+    parser.add_argument("--out", default=RULES, help=f"the rules (default {RULES})")
     parser.add_argument("--complete", action="store_true",
                         help="no measuring: print the counts whose groups are all measured")
     parser.add_argument("--forget", metavar="JSON",
@@ -302,7 +326,7 @@ def main():
         for procs, groups in PLAN:
             for group, sizes, rings in groups:
                 wanted = (only is None or procs in only) and (chosen is None or group in chosen)
-                if wanted and not os.path.exists(path(procs, group, "json")):
+                if wanted and name(procs, group) not in in_evidence():
                     if procs <= 512:
                         candidates, kept, references = everything, emulated, LIBRARY
                     else:
@@ -331,7 +355,7 @@ def main():
                                                         for names in (candidates, kept, references))
                     tune(args.build, procs, group, sizes, candidates, kept, references)
             previous = procs
-    rules(args.build)
+    rules(args.tune or os.path.join(args.build, "leancast-tune"), args.out)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # docs/large-scale.md's measurements on the hornet model, each a leancast-sim run whose JSON
-# lands in docs/large-scale/ (a JSON that is there is not made again: delete it to redo it),
-# then the page's tables from them (scripts/large-scale-summary.py).
+# lands in out/large-scale/ and then, compacted, in the study's evidence,
+# evidence/large-scale.jsonl.gz, as the line of source large-scale/NAME.json (a run the
+# evidence holds is not made again: take its line out to redo it; update the study's entry
+# in evidence/manifest.json after). The page's tables come from the evidence:
+# python3 scripts/large-scale-summary.py --table 7330|auto-check|speed.
 #   bash scripts/large-scale.sh check    # auto beside SMPI's broadcasts, P = 512, 1024, 2048
 #   bash scripts/large-scale.sh 7330     # MPICH issue #7330's layout: 12 ranks a node
 #   bash scripts/large-scale.sh ompi     # knomial:4@dataflow:0 beside smpi:ompi (a stand-in)
@@ -11,28 +14,31 @@
 #   bash scripts/large-scale.sh skew     # one broadcast behind SMPI's barrier (osu) and with sync
 #   bash scripts/large-scale.sh binomial # leancast's binomial beside SMPI's, P = 256
 #   bash scripts/large-scale.sh layouts  # auto at 12 and 17 ranks a node (docs/auto.md)
-#   bash scripts/large-scale.sh tables   # only the tables, from the JSONs
-# auto's own evidence (docs/tuning/large/) comes from scripts/large-scale-tune.py.
+#   bash scripts/large-scale.sh tables   # only the tables, from the evidence
+# auto's own evidence (evidence/auto-large.jsonl.gz) comes from scripts/large-scale-tune.py.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$LEANCAST_ROOT"  # records name paths relative to here
-out=docs/large-scale
+out=out/large-scale
+study=evidence/large-scale.jsonl.gz
 mkdir -p "$out"
 sim=build/smpi/leancast-sim
 
-# leancast-sim's cache in the tree, as scripts/large-scale-tune.py keeps it: a run stopped
-# part-way (or at the limit) keeps the smpiruns it finished, for the next try (commit them).
-export LEANCAST_SIM_CACHE=${LEANCAST_SIM_CACHE:-$LEANCAST_ROOT/docs/tuning/large/cells}
+# leancast-sim's cache, as scripts/large-scale-tune.py keeps it: a run stopped part-way (or
+# at the limit) keeps the smpiruns it finished, for the next try.
+export LEANCAST_SIM_CACHE=${LEANCAST_SIM_CACHE:-$LEANCAST_ROOT/out/tuning/large/cells}
 
-# run JSON LIMIT_SECONDS ARGS...: one leancast-sim run unless its JSON is there; then the
-# cache forgets what the JSON holds.
+# run JSON LIMIT_SECONDS ARGS...: one leancast-sim run unless the evidence holds it; then its
+# run goes into the evidence and the cache forgets what the JSON holds.
 run() {
   local json=$1 limit=$2
   shift 2
-  [[ -s "$json" ]] && return 0
+  local source=${json#out/}
+  zcat "$study" | grep -q "\"source\":\"$source\"" && return 0
   echo "+ leancast-sim $* --json $json" >&2
   if timeout "$limit" "$sim" "$@" --json "$json" > "${json%.json}.log" 2>&1; then
     python3 scripts/large-scale-tune.py --forget "$json"
+    python3 tools/tune/leancast_tune/evidence.py --add "$study" "$source=$json"
   else
     echo "  failed or timed out (see ${json%.json}.log)" >&2
   fi
@@ -46,7 +52,7 @@ for part in "${parts[@]}"; do
       build_leancast smpi
       # The issue's points: auto, in one run per count, beside SMPI's default (its binomial
       # tree), its copies of Open MPI's and MPICH's selections and MPICH's ring and tree,
-      # which auto's evidence (docs/tuning/large/) simulated in one run each with the same
+      # which auto's evidence (evidence/auto-large.jsonl.gz) simulated in one run each with the same
       # method on the same model; a count whose evidence is not complete (whose groups are
       # not all measured, the same counts the rules come from) is not checked.
       complete=" $(python3 scripts/large-scale-tune.py --complete) "
@@ -78,7 +84,7 @@ for part in "${parts[@]}"; do
       # smpi:ompi below 256 KiB from 256 ranks on is MVAPICH2's 4-nomial tree, after a set-up
       # of node communicators that grows as P^2 (66 of 67 minutes at 2048 ranks): the same
       # tree as leancast runs it round by round, a stand-in beyond 2048 ranks where it takes
-      # smpi:ompi's time at every count both are simulated (docs/tuning/large/).
+      # smpi:ompi's time at every count both are simulated (evidence/auto-large.jsonl.gz).
       for procs in 256 512 1024 2048; do
         sizes=1K,12288,64K
         ((procs == 2048)) && sizes=1K,64K
@@ -108,7 +114,9 @@ for part in "${parts[@]}"; do
         cmake -S "$before" -B "$before/build/smpi" -DLEANCAST_MPI=smpi > /dev/null
         cmake --build "$before/build/smpi" -j "$JOBS" --target leancast-bench platform_hornet > /dev/null
       fi
-      python3 scripts/large-scale-summary.py --speed "$before/build/smpi/leancast-sim" "$sim" ;;
+      python3 scripts/large-scale-summary.py --speed "$before/build/smpi/leancast-sim" "$sim"
+      python3 tools/tune/leancast_tune/evidence.py --add "$study" \
+        large-scale/speed.json=out/large-scale/speed.json ;;
     dragonfly)
       build_leancast smpi
       # fc72683's hornet (SimGrid's dragonfly) beside today's (explicit routes), both loaded
@@ -157,9 +165,12 @@ for part in "${parts[@]}"; do
             --algorithms auto,mpi,smpi:ompi,smpi:mpich,smpi:binomial_tree,smpi:scatter_LR_allgather
         done
       done ;;
-    tables) ;;
+    tables)
+      for table in 7330 auto-check speed; do
+        echo "== python3 scripts/large-scale-summary.py --table $table"
+        python3 scripts/large-scale-summary.py --table "$table"
+      done ;;
     *) echo "unknown part $part (check, 7330, ompi, executors, speed, dragonfly, skew, binomial," \
             "layouts, tables)" >&2; exit 2 ;;
   esac
 done
-python3 scripts/large-scale-summary.py

@@ -9,7 +9,13 @@
 #   bash scripts/within-node-16core.sh        # DEADLINE (s, default 570), PS ("16 8 4 2"), METHOD (osu, paper, both), OUT
 # Per job TAG.json and TAG.log under /tmp/lcres/FOLDER (within16, within16-paper), packed
 # into $OUT/RUN.tar.gz (RUN: the folder, or within16-both); the log to $OUT/RUN.log. Tags: LIB-pP-CONFIG-CLASS, CLASS small (64 B - 4 MiB) or large (16 and
-# 64 MiB, rotated); scripts/real-16core-summary.py tabulates them (into docs/benchmarks/real-16core/within16/).
+# 64 MiB, rotated). Back here, unpacked under /tmp/lcres, each run joins the campaign's evidence
+# as the source it has kept (docs/benchmarks/real-16core/RUN/TAG.json), e.g. for within16:
+#   for f in /tmp/lcres/within16/*.json; do
+#     python3 tools/tune/leancast_tune/evidence.py --add evidence/real-16core.jsonl.gz \
+#       "docs/benchmarks/real-16core/within16/${f##*/}=$f"; done
+# and scripts/real-16core-summary.py evidence/real-16core.jsonl.gz tabulates them (update the
+# study's entry in evidence/manifest.json).
 # The device takes at most 64 MiB of working tree, the bundle (23 MB) included; docs/ (80 MB
 # of raw JSON at 4678cd5, none of which the device reads) puts this checkout over it, so move
 # it aside for the call and back after: mv docs /tmp/docs-aside ... mv /tmp/docs-aside docs.

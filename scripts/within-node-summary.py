@@ -24,7 +24,11 @@ OPENMPI_TUNED = {1: "linear", 2: "chain", 3: "pipeline", 4: "split binary", 5: "
 
 def load(path):
     with open(path) as f:
-        run = json.load(f)
+        return tabulated(json.load(f), path)
+
+
+def tabulated(run, path):
+    """(run, {(algorithm, bytes): {rep: seconds}}, {(algorithm, bytes): (bound, rotated)})."""
     cells, bounds = {}, {}
     for cell in run["results"]:
         if not cell.get("data_ok", True):

@@ -38,22 +38,27 @@ class Count:
     tuning runs together (--from-json A,B), each a timing of its own, so that a candidate
     wins only where it wins in every run (a machine whose times come in modes minutes apart,
     docs/auto.md). One tuning run measures each size once per method (in several runs by
-    size group)."""
+    size group). Runs that carry the same "measurement" (evidence.py: the tunings of a compact
+    file that are parts of one measurement, such as the large section's groups, which
+    measure some sizes in two groups with different candidates) time a size together."""
 
     def __init__(self, procs):
         self.procs, self.env, self.cells, self.runs = procs, None, {}, []
         self.timings = []  # every timing, in the order first seen
         self.by_size = {}  # (timing, bytes) -> {algorithm: Cell} of the cells with good data
-        self.times_measured = {}  # (method, bytes) -> runs that measured it so far
+        self.times_measured = {}  # (method, bytes) -> the timings that measured it so far
 
     def add(self, run):
         self.env = self.env or run["environment"]
         self.runs.append(run)
         method = run["method"]
         timing_of = {}
+        measurement = run.get("measurement") or id(run)
         for size in dict.fromkeys(result["bytes"] for result in run["results"]):
-            again = self.times_measured.get((method, size), 0)
-            self.times_measured[(method, size)] = again + 1
+            seen = self.times_measured.setdefault((method, size), [])
+            if measurement not in seen:
+                seen.append(measurement)
+            again = seen.index(measurement)
             timing_of[size] = method if again == 0 else f"{method}#{again + 1}"
             if timing_of[size] not in self.timings:
                 self.timings.append(timing_of[size])

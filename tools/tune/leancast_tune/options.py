@@ -6,6 +6,7 @@ import os
 import sys
 
 from . import __doc__ as OVERVIEW
+from . import evidence
 from .bench_runs import as_site_measurement, is_bench_run
 from .candidates import Candidates, RegistryError, counts_text, read_registry
 from .common import (EMULATED_REFERENCES, METHODS, REFERENCE, SIMULATED_ONLY, SMPI_PREFIX,
@@ -85,7 +86,12 @@ def parse_args(argv):
     where.add_argument("--from-json", metavar="FILE[,FILE...]",
                        help="no measuring: derive the rules from earlier runs' --json (several: "
                             "their runs together, e.g. one file per process count); "
-                            "leancast-bench --json files count as one --site measurement")
+                            "leancast-bench --json files count as one --site measurement; "
+                            "a compact evidence file (.jsonl, .jsonl.gz: evidence.py) counts "
+                            "as the tunings and leancast-bench runs it holds")
+    parser.add_argument("--select", metavar="PATTERN[,PATTERN...]",
+                        help="--from-json: of a compact file's leancast-bench runs, only those "
+                             "whose source matches one of these shell patterns")
     parser.add_argument("--site", action="store_true",
                         help="this machine's table in one command, within --budget-minutes "
                              "(see below); launcher 'mpirun -n {procs}' unless --launcher")
@@ -219,7 +225,13 @@ def read_saved(options):
     if not options.from_json:
         return
     saved, bench = [], []
+    select = options.select.split(",") if getattr(options, "select", None) else None
     for path in (p for p in options.from_json.split(",") if p):
+        if evidence.is_compact(path):
+            tunings, runs = evidence.tunings_and_bench(path, select)
+            saved += tunings
+            bench += runs
+            continue
         with open(path) as f:
             data = json.load(f)
         if is_bench_run(data):
