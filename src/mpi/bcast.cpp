@@ -14,6 +14,7 @@
 #include "mpi/run/executor.hpp"
 #include "mpi/comm/node_keys.hpp"
 #include "mpi/requests/nonblocking.hpp"
+#include "mpi/requests/tasks.hpp"
 #include "mpi/comm/online_tuning.hpp"
 #include "mpi/base/pass_through.hpp"
 #include "mpi/pass_at_once.hpp"

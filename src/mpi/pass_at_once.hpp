@@ -19,7 +19,7 @@
 #include "mpi/comm/call_check.hpp"
 #include "mpi/comm/online_tuning.hpp"
 #include "mpi/comm/private_comm.hpp"
-#include "mpi/requests/nonblocking.hpp"
+#include "mpi/requests/tasks.hpp"
 
 namespace leancast::detail {
 

@@ -36,7 +36,7 @@
 #include "mpi/base/usage_log.hpp"
 #include "mpi/base/world_errors.hpp"
 #include "mpi/comm/private_comm.hpp"
-#include "mpi/requests/nonblocking.hpp"
+#include "mpi/requests/tasks.hpp"
 #include "mpi/run/broadcast_run.hpp"
 #include "mpi/run/byte_buffer.hpp"
 #include "mpi/run/shared_window.hpp"

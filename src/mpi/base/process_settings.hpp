@@ -31,7 +31,7 @@ struct alignas(64) HotWords {
   // Private states freed so far: what a thread remembers of its last lookup holds while
   // this is unchanged (comm/private_comm.hpp).
   std::atomic<std::uint64_t> states_freed{0};
-  // Nonblocking broadcasts outstanding in this process (requests/nonblocking.hpp).
+  // Nonblocking broadcasts outstanding in this process (requests/tasks.hpp).
   std::atomic<int> outstanding_tasks{0};
   // Whether online tuning is on, as LEANCAST_TUNE or set_tuning says: -1 until first asked
   // (comm/online_tuning.hpp).

@@ -8,7 +8,7 @@
 #include "mpi/run/broadcast_tag.hpp"
 #include "mpi/comm/comm_hint.hpp"
 #include "mpi/comm/node_keys.hpp"
-#include "mpi/requests/nonblocking.hpp"
+#include "mpi/requests/tasks.hpp"
 #include "mpi/base/process_settings.hpp"
 #include "mpi/requests/requests.hpp"
 #include "mpi/base/usage_log.hpp"

@@ -9,7 +9,7 @@
 #include <new>
 
 #include "mpi/base/next_mpi.hpp"
-#include "mpi/requests/nonblocking.hpp"
+#include "mpi/requests/tasks.hpp"
 #include "mpi/requests/requests.hpp"
 
 #ifndef LEANCAST_SMPI

@@ -1,4 +1,4 @@
-// What moves outstanding nonblocking broadcasts (tasks, nonblocking.cpp) while their rank is
+// What moves outstanding nonblocking broadcasts (tasks, tasks.cpp) while their rank is
 // inside one of the MPI library's calls, and so what auto may run nonblocking: the thread
 // level, Open MPI's progress engine, and the calls leancast makes itself (OwnCalls).
 #pragma once

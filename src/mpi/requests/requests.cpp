@@ -9,7 +9,7 @@
 
 #include "mpi/base/errors.hpp"
 #include "mpi/base/next_mpi.hpp"
-#include "mpi/requests/nonblocking.hpp"
+#include "mpi/requests/tasks.hpp"
 #include "mpi/base/world_errors.hpp"
 
 namespace leancast::detail {

@@ -10,7 +10,7 @@
 #include <new>
 
 #include "mpi/base/next_mpi.hpp"
-#include "mpi/requests/nonblocking.hpp"
+#include "mpi/requests/tasks.hpp"
 #include "mpi/requests/requests.hpp"
 
 namespace leancast::detail {
@@ -46,7 +46,7 @@ int stepped(Start start, MPI_Status* status = MPI_STATUS_IGNORE) {
 
 // MPI_NAME(PARAMETERS): the next definition, under a BlockedInLibrary while broadcasts are
 // outstanding (the progress thread steps them where MPI allows several threads, Open MPI's
-// progress engine below that: nonblocking.hpp).
+// progress engine below that: tasks.hpp).
 #define LEANCAST_ASSISTED(NAME, PARAMETERS, ...)                              \
   extern "C" int MPI_##NAME PARAMETERS {                                      \
     namespace lc = leancast::detail;                                          \

@@ -1,7 +1,7 @@
 // One broadcast that leancast runs by its schedule, from the moment it is decided to its
 // end: the one run path behind blocking, nonblocking and persistent broadcasts. A blocking
 // call runs it to the end at once (advance(true)); a nonblocking one is a task that the
-// completion calls and the progress thread advance (advance(false), nonblocking.hpp).
+// completion calls and the progress thread advance (advance(false), tasks.hpp).
 //
 // Stages, each entered once the one before is over:
 //  1. shared memory, where the schedule has shared-memory phases: the window is there, or
@@ -87,7 +87,7 @@ struct BroadcastPlan {
   std::shared_ptr<const Program> program;
   ExecutorSpec executor;  // the algorithm's own, else the process's
   bool blocking = false;  // a blocking call: a fallback is the caller's MPI_Bcast
-  // A thread that may not call MPI may step the run (nonblocking.cpp: MPICH below
+  // A thread that may not call MPI may step the run (tasks.cpp: MPICH below
   // MPI_THREAD_MULTIPLE): a packed buffer is packed whole when it opens and unpacked when
   // it closes (open_now, Stage::closing), by the caller's thread, never between.
   bool whole_packing = false;
@@ -105,7 +105,7 @@ int hold_type(MPI_Datatype& type, std::shared_ptr<const MPI_Datatype>& held);
 // there (shm, cma, cma-split: copies through shared memory, no messages, on every rank) and
 // the window of the communicator's last blocking broadcast serves it: then, opened by the
 // caller (open_now), a thread that may not call MPI can step it to its end
-// (nonblocking.cpp). The same on every rank: it depends on no rank's datatype.
+// (tasks.cpp). The same on every rank: it depends on no rank's datatype.
 bool runs_without_library(const BroadcastPlan& plan);
 
 class BroadcastRun {
