@@ -4,9 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "mpi/comm/private_comm.hpp"
 #include "mpi/base/rank0_log.hpp"
-#include "mpi/requests/stepped_call.hpp"
 
 namespace leancast::detail {
 
@@ -73,12 +71,12 @@ std::optional<std::string> algorithm_info_value(MPI_Info info) {
   return std::string(text.data());
 }
 
-void take_hint(MPI_Comm comm, MPI_Info info, bool replace) {
-  if (comm == MPI_COMM_NULL || hint_keyval() == MPI_KEYVAL_INVALID) return;
+std::optional<std::optional<AlgorithmSpec>> take_hint(MPI_Comm comm, MPI_Info info, bool replace) {
+  if (comm == MPI_COMM_NULL || hint_keyval() == MPI_KEYVAL_INVALID) return std::nullopt;
   int inter = 0;
-  if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return;
+  if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return std::nullopt;
   const std::optional<std::string> value = algorithm_info_value(info);
-  if (!value && !replace) return;
+  if (!value && !replace) return std::nullopt;
   CommHint hint;
   if (CommHint* old = attached(comm)) hint.rejected = old->rejected;
   if (value) {
@@ -99,12 +97,10 @@ void take_hint(MPI_Comm comm, MPI_Info info, bool replace) {
       }
     }
   }
+  std::optional<AlgorithmSpec> algorithm = hint.algorithm;
   auto* made = new CommHint(std::move(hint));
   if (MPI_Comm_set_attr(comm, hint_keyval(), made) != MPI_SUCCESS) delete made;
-  PrivateComm* state = nullptr;
-  if (existing_private_comm(comm, state) == MPI_SUCCESS && state != nullptr) {
-    state->set_hint(made->algorithm);
-  }
+  return algorithm;
 }
 
 std::optional<AlgorithmSpec> comm_hint(MPI_Comm comm) {
@@ -125,32 +121,3 @@ std::optional<AlgorithmSpec> comm_hint(MPI_Comm comm) {
 }
 
 }  // namespace leancast::detail
-
-#ifndef LEANCAST_SMPI
-// The MPI functions that carry hints, defined over the library's PMPI_ versions.
-extern "C" int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
-  const int rc = PMPI_Comm_set_info(comm, info);
-  if (rc == MPI_SUCCESS) {
-    try {
-      leancast::detail::take_hint(comm, info, false);
-    } catch (...) {  // out of memory: the hint is lost, the call succeeded
-    }
-  }
-  return rc;
-}
-
-extern "C" int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
-  // A communicator made, as in communicators.cpp: with the hint, then the private state.
-  std::optional<leancast::detail::BlockedInLibrary> blocked;
-  if (leancast::detail::must_step()) blocked.emplace();
-  const int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
-  if (rc == MPI_SUCCESS) {
-    try {
-      leancast::detail::take_hint(*newcomm, info, true);
-      leancast::detail::make_private_comm_eagerly(*newcomm);
-    } catch (...) {
-    }
-  }
-  return rc;
-}
-#endif

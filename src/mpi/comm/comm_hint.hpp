@@ -5,8 +5,8 @@
 // Neither MPI library here keeps an info key it does not know: MPICH 4.0 drops it from
 // MPI_Comm_set_info and MPI_Comm_dup_with_info, Open MPI 4.1 from MPI_Comm_set_info (it
 // keeps MPI_Comm_dup_with_info's, but MPI_Comm_dup does not copy it). So leancast defines
-// MPI_Comm_set_info and MPI_Comm_dup_with_info itself (in libleancast and in the
-// interposer; they call the library's PMPI_ versions first) and keeps the parsed hint as
+// MPI_Comm_set_info and MPI_Comm_dup_with_info itself (communicators.cpp, in libleancast and
+// in the interposer; they call the library's PMPI_ versions first) and keeps the parsed hint as
 // an attribute of the communicator, whose copy callback gives it to every MPI_Comm_dup
 // and MPI_Comm_idup. A communicator leancast saw no hint for is asked MPI_Comm_get_info
 // once, at its first broadcast (an MPI library that keeps the key, or a call that went
@@ -39,7 +39,9 @@ std::optional<AlgorithmSpec> comm_hint(MPI_Comm comm);
 
 // Takes the key from `info` (MPI_INFO_NULL: none) for `comm`. `replace`: the hints of
 // `comm` are `info`'s (MPI_Comm_dup_with_info, or what MPI_Comm_get_info says), so no key
-// means no hint; otherwise (MPI_Comm_set_info) no key leaves the hint as it is.
-void take_hint(MPI_Comm comm, MPI_Info info, bool replace);
+// means no hint; otherwise (MPI_Comm_set_info) no key leaves the hint as it is. Returns the
+// hint `comm` has now if this call set it (an empty inner optional: it has none), else
+// nothing (left as it was): what the caller gives a private state already made.
+std::optional<std::optional<AlgorithmSpec>> take_hint(MPI_Comm comm, MPI_Info info, bool replace);
 
 }  // namespace leancast::detail

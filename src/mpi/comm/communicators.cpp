@@ -1,5 +1,6 @@
-// The MPI calls that make communicators, and MPI_Init, defined by leancast (in libleancast
-// and in the interposer): the library's call, then leancast's private state of the new
+// The MPI calls that make communicators, those that carry info hints (comm_hint.hpp), and
+// MPI_Init, defined by leancast (in libleancast and in the interposer): the library's call,
+// then leancast's private state of the new
 // communicator (private_comm.hpp), made while every one of its ranks is inside the call,
 // where making it (a blocking MPI_Comm_dup) makes no rank wait that would not wait anyway.
 // So a nonblocking broadcast finds the state there and need not make it. MPI_Init also
@@ -8,6 +9,9 @@
 // Not under SMPI, whose MPI functions are the simulator's.
 #include <mpi.h>
 
+#include <optional>
+
+#include "mpi/comm/comm_hint.hpp"
 #include "mpi/comm/node_keys.hpp"
 #include "mpi/comm/private_comm.hpp"
 #include "mpi/requests/stepped_call.hpp"
@@ -63,6 +67,40 @@ LEANCAST_CONSTRUCTOR(Dist_graph_create_adjacent, a9,
                      (MPI_Comm a0, int a1, const int a2[], const int a3[], int a4, const int a5[],
                       const int a6[], MPI_Info a7, int a8, MPI_Comm* a9),
                      a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)
+
+// The calls that carry hints, over the library's PMPI_ versions. MPI_Comm_set_info gives a
+// hint it sets to the communicator's private state if that is made (which forgets the
+// choices it remembered by size); MPI_Comm_dup_with_info makes a communicator as the calls
+// above do: with the hint, then the private state (which reads it).
+extern "C" int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  const int rc = PMPI_Comm_set_info(comm, info);
+  if (rc == MPI_SUCCESS) {
+    try {
+      if (const auto hint = take_hint(comm, info, false)) {
+        PrivateComm* state = nullptr;
+        if (existing_private_comm(comm, state) == MPI_SUCCESS && state != nullptr) {
+          state->set_hint(*hint);
+        }
+      }
+    } catch (...) {  // out of memory: the hint is lost, the call succeeded
+    }
+  }
+  return rc;
+}
+
+extern "C" int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  std::optional<BlockedInLibrary> blocked;
+  if (must_step()) blocked.emplace();
+  const int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
+  if (rc == MPI_SUCCESS) {
+    try {
+      take_hint(*newcomm, info, true);
+      make_private_comm_eagerly(*newcomm);
+    } catch (...) {
+    }
+  }
+  return rc;
+}
 
 // The calls that make (or end) an intercommunicator, which leancast leaves to the library
 // and so gives no private state: assisted like any collective.
