@@ -4,6 +4,10 @@
 - folders are layers, in this order; a file includes only its own folder or earlier ones
   (so schedule/ includes nothing from select/ or mpi/);
 - no include cycle among source files;
+- no include cycle among modules: a module is the files of one name but for the extension
+  (a .hpp and its .cpp), and a file of one that includes a file of another is an edge, so
+  that two .cpp files each including the other's header are a cycle (the header-only
+  check above passes them);
 - no folder holds more than 15 files (schedule/, one file per algorithm, aside);
 - no source file is longer than 450 lines.
 
@@ -72,6 +76,30 @@ def cycles(graph):
     return found
 
 
+def module_of(path):
+    """schedule/registry.cpp and schedule/registry.hpp are the module schedule/registry."""
+    folder, name = os.path.split(path)
+    return os.path.join(folder, name.split(".", 1)[0])
+
+
+def module_cycles(graph):
+    """Each cycle among modules, as its modules and the includes that close it."""
+    modules, through = {}, {}
+    for path, targets in graph.items():
+        for target in targets:
+            a, b = module_of(path), module_of(target)
+            if a != b:
+                modules.setdefault(a, set()).add(b)
+                through.setdefault((a, b), []).append(f"{path} includes {target}")
+    found = []
+    for component in cycles(modules):
+        members = set(component)
+        edges = sorted(edge for pair, edges in through.items()
+                       if pair[0] in members and pair[1] in members for edge in edges)
+        found.append((component, edges))
+    return found
+
+
 def check(root):
     src = os.path.join(root, "src")
     files = sources(src)
@@ -96,6 +124,9 @@ def check(root):
                 problems.append(f"{path}: includes {resolved}, a later layer ({folder} < {to})")
     for component in cycles(graph):
         problems.append("include cycle: " + " -> ".join(component))
+    for component, edges in module_cycles(graph):
+        problems.append("module include cycle: " + " <-> ".join(component) +
+                        " (" + "; ".join(edges) + ")")
     counts = {}
     for path in files:
         counts[os.path.dirname(path)] = counts.get(os.path.dirname(path), 0) + 1

@@ -39,6 +39,31 @@ class LayoutCheck(unittest.TestCase):
                                             "select/y.hpp": '#include "x.hpp"\n'}))
         self.assertTrue(any("include cycle" in p and "select/x.hpp" in p for p in found), found)
 
+    def test_a_module_cycle_through_two_cpp_files_fails(self):
+        # No header includes another: only the modules (a .hpp with its .cpp) make a cycle.
+        pair = {"mpi/requests/p.hpp": "#pragma once\n", "mpi/requests/q.hpp": "#pragma once\n",
+                "mpi/requests/p.cpp": '#include "p.hpp"\n#include "q.hpp"\n',
+                "mpi/requests/q.cpp": '#include "q.hpp"\n#include "mpi/requests/p.hpp"\n'}
+        found = self.problems(dict(GOOD, **pair))
+        self.assertFalse(any(p.startswith("include cycle") for p in found), found)
+        self.assertTrue(any("module include cycle: mpi/requests/p <-> mpi/requests/q" in p
+                            and "mpi/requests/q.cpp includes mpi/requests/p.hpp" in p
+                            for p in found), found)
+
+    def test_a_module_cycle_of_three_through_a_header_fails(self):
+        three = {"mpi/comm/a.hpp": '#include "b.hpp"\n', "mpi/comm/b.hpp": "#pragma once\n",
+                 "mpi/comm/b.cpp": '#include "c.hpp"\n', "mpi/comm/c.hpp": "#pragma once\n",
+                 "mpi/comm/c.cpp": '#include "a.hpp"\n'}
+        found = self.problems(dict(GOOD, **three))
+        self.assertTrue(any("module include cycle: mpi/comm/a <-> mpi/comm/b <-> mpi/comm/c" in p
+                            for p in found), found)
+
+    def test_a_cpp_including_its_own_header_and_one_way_edges_pass(self):
+        one_way = {"mpi/comm/u.hpp": "#pragma once\n", "mpi/comm/u.cpp": '#include "u.hpp"\n',
+                   "mpi/comm/v.hpp": '#include "u.hpp"\n',
+                   "mpi/comm/v.cpp": '#include "v.hpp"\n#include "u.hpp"\n'}
+        self.assertEqual(self.problems(dict(GOOD, **one_way)), [])
+
     def test_a_long_file_fails(self):
         found = self.problems(dict(GOOD, **{"select/long.cpp": "int x;\n" * 451}))
         self.assertTrue(any("451 lines" in p for p in found), found)
