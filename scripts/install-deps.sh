@@ -7,7 +7,7 @@ packages=(
   openmpi-bin libopenmpi-dev mpich libmpich-dev
   libgtest-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   gfortran python3-mpi4py libboost-mpi-dev libsimgrid-dev
-  dpkg-dev file ccache
+  dpkg-dev file ccache clang-format
 )
 missing=()
 for p in "${packages[@]}"; do
