@@ -1,7 +1,9 @@
 """The docs against the code: every algorithm name the registry knows is in leancast.h's
 list and in docs/algorithms.md, every `$ leancast-plan ...` example prints what the page
 shows, auto.md carries the table of rules scripts/auto-where.py prints from data/auto.rules,
-the README stays short, and no relative link is dead.
+the README stays short, no relative link is dead, and docs/ stays within its budget: at
+most DOCS_MAX_PAGES Markdown pages, README.md and docs/ together at most MAX_WORDS words
+(counted as `wc -w` counts), docs/ at most DOCS_MAX_BYTES bytes on disk.
 
 Usage: docs_check.py LEANCAST_PLAN REPOSITORY_ROOT [--update-examples]
 Prints every problem found and exits 1 if there is one, 0 if there is none.
@@ -14,6 +16,9 @@ import subprocess
 import sys
 
 README_MAX_LINES = 90
+DOCS_MAX_PAGES = 12                 # Markdown files under docs/, recursively
+MAX_WORDS = 30000                   # README.md and every Markdown file under docs/
+DOCS_MAX_BYTES = 6 * 1024 * 1024    # every file under docs/, summed (6 MiB)
 
 # [text](target) and ![alt](target); the target ends at the first space (a title may follow).
 INLINE_LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
@@ -108,6 +113,30 @@ def markdown_files(root):
     return files
 
 
+def words(path):
+    """Words as `wc -w` counts them: runs of bytes that are not ASCII white space."""
+    with open(path, "rb") as f:
+        return len(re.findall(rb"[^ \t\n\r\f\v]+", f.read()))
+
+
+def budget(root):
+    """(pages, words, bytes, problems): docs/ against its budget."""
+    files = markdown_files(root)
+    pages = len(files) - 1  # README.md is not a page of docs/
+    total_words = sum(words(f) for f in files)
+    size = 0
+    for directory, _, names in os.walk(os.path.join(root, "docs")):
+        size += sum(os.path.getsize(os.path.join(directory, n)) for n in names)
+    problems = []
+    if pages > DOCS_MAX_PAGES:
+        problems.append(f"docs/: {pages} Markdown pages, more than {DOCS_MAX_PAGES}")
+    if total_words > MAX_WORDS:
+        problems.append(f"README.md and docs/: {total_words} words, more than {MAX_WORDS}")
+    if size > DOCS_MAX_BYTES:
+        problems.append(f"docs/: {size} bytes, more than {DOCS_MAX_BYTES}")
+    return pages, total_words, size, problems
+
+
 def link_targets(text):
     """(line number, target) of every link outside code blocks and code spans."""
     in_fence = False
@@ -163,6 +192,8 @@ def main():
     problems += stale_plan_examples(plan, root, update=len(sys.argv) == 4)
     problems += stale_where_table(root)
     problems += dead_links(root)
+    pages, total_words, size, over = budget(root)
+    problems += over
 
     for p in problems:
         print(f"docs_check: {p}")
@@ -170,7 +201,8 @@ def main():
         print(f"docs_check: FAILED, {len(problems)} problem(s)")
         return 1
     print(f"docs_check: ok ({len(names)} registry names, README {lines} lines, "
-          f"{len(markdown_files(root))} Markdown files' links)")
+          f"{len(markdown_files(root))} Markdown files' links, docs/ {pages} pages, "
+          f"{total_words} words with the README, {size / 2**20:.2f} MiB)")
     return 0
 
 
