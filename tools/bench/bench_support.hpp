@@ -8,29 +8,83 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace leancast::bench {
 
-// How a record shows an argument or a setting: paths inside the current directory (the
-// repository's root, where the scripts run) relative to it, so that a record means the same
-// on every machine.
-inline std::string shown(std::string text) {
-  std::error_code ignored;
-  const std::string here = std::filesystem::current_path(ignored).string() + "/";
-  if (here.size() > 1) {
-    for (std::size_t at; (at = text.find(here)) != std::string::npos;) text.erase(at, here.size());
+// How a record shows one absolute path, so that a record names no machine's folders: inside
+// the current directory (the repository's root, where the scripts run) relative to it;
+// where it shares a folder with the current directory below the root and the temporary
+// folder (the checkout seen from its build, a build beside it) relative to it with ..; else
+// inside the temporary folder ($TMPDIR, else /tmp) as $TMPDIR/...; anything else
+// (/usr/..., /dev/shm/...) as it is. tools/tune/leancast_tune/common.py's shown_path()
+// follows the same rules.
+inline std::string shown_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  const auto under = [](const fs::path& p, const fs::path& folder) {
+    if (folder.empty() || folder == "/") return false;
+    const fs::path rest = p.lexically_relative(folder);
+    return !rest.empty() && *rest.begin() != "..";
+  };
+  const fs::path p = fs::path(path).lexically_normal();
+  const char* tmpdir = std::getenv("TMPDIR");
+  const fs::path temporary[] = {
+      fs::path(tmpdir != nullptr && *tmpdir ? tmpdir : "/tmp").lexically_normal(),
+      fs::path("/tmp")};
+  std::error_code error;
+  const fs::path here = fs::current_path(error).lexically_normal();
+  if (!error) {
+    fs::path shared;  // the folders p and here have in common
+    for (auto a = p.begin(), b = here.begin(); a != p.end() && b != here.end() && *a == *b;
+         ++a, ++b) {
+      shared /= *a;
+    }
+    const bool below_temporary =
+        std::any_of(std::begin(temporary), std::end(temporary),
+                    [&](const fs::path& t) { return t == shared || under(t, shared); });
+    if (under(p, here) || (shared != "/" && !shared.empty() && !below_temporary)) {
+      return p.lexically_relative(here).string();
+    }
   }
-  return text;
+  for (const fs::path& tmp : temporary) {
+    if (under(p, tmp)) {
+      const std::string rest = p.lexically_relative(tmp).string();
+      return rest == "." ? "$TMPDIR" : "$TMPDIR/" + rest;
+    }
+  }
+  return path;
 }
 
-// The command line as a record shows it.
+// How a record shows an argument or a setting: each absolute path in it (the whole text,
+// or a part after '=', ':' or ',', up to the next ':' or ',') as shown_path shows it.
+inline std::string shown(std::string text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const bool starts = text[i] == '/' && (i == 0 || std::string_view("=:,").find(text[i - 1]) !=
+                                                         std::string_view::npos);
+    if (!starts || (i + 1 < text.size() && text[i + 1] == '/')) {
+      out += text[i++];
+      continue;
+    }
+    const std::size_t end = std::min(text.find_first_of(":,", i), text.size());
+    out += shown_path(text.substr(i, end - i));
+    i = end;
+  }
+  return out;
+}
+
+// The command line as a record shows it: the program by its name, the arguments by shown.
 inline std::vector<std::string> shown_command(int argc, char** argv) {
   std::vector<std::string> command;
-  for (int i = 0; i < argc; ++i) command.push_back(shown(argv[i]));
+  for (int i = 0; i < argc; ++i) {
+    command.push_back(i == 0 ? std::filesystem::path(argv[0]).filename().string() : shown(argv[i]));
+  }
   return command;
 }
 
