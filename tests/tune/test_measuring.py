@@ -87,15 +87,36 @@ class Commands(unittest.TestCase):
             self.assertEqual(measuring.bench_command(given, 2, "paper", [K], "/o")[1], bench)
             self.assertEqual(common.find_tool("leancast-bench", "/given"), "/given")
 
-    def test_records_show_a_runs_temporary_folders_as_tmpdir(self):
+    def test_records_name_no_machine_paths(self):
         tmp = tempfile.gettempdir()
         with tempfile.TemporaryDirectory() as made:
             self.assertEqual(common.shown(os.path.join(made, "p2.json")),
                              f"$TMPDIR/{os.path.basename(made)}/p2.json")
-        self.assertEqual(common.shown(f"{tmp}/leancast-tune-x/p2.json"), "$TMPDIR/leancast-tune-x/p2.json")
-        # A checkout that lies in the temporary folder keeps its path (a fresh clone there
-        # once recorded its leancast-bench as '$TMPDIR/...', quoted).
-        self.assertEqual(common.shown(f"{tmp}/clone/build/leancast-bench"), f"{tmp}/clone/build/leancast-bench")
+            self.assertEqual(common.shown(f"--json={made}/p2.json"),
+                             f"--json=$TMPDIR/{os.path.basename(made)}/p2.json")
+            # Inside the current directory: relative to it; beside it: with ..; a program
+            # (an executable file) by its name.
+            checkout = os.path.join(made, "checkout")
+            os.makedirs(os.path.join(checkout, "build"))
+            program = write_script(os.path.join(checkout, "build", "leancast-bench"), "")
+            here = os.getcwd()
+            try:
+                os.chdir(os.path.join(checkout, "build"))
+                self.assertEqual(common.shown(f"{checkout}/build/x.rules"), "x.rules")
+                self.assertEqual(common.shown(f"LEANCAST_CONFIG={checkout}/data/a.rules"),
+                                 "LEANCAST_CONFIG=../data/a.rules")
+                self.assertEqual(common.shown_args(["/usr/bin/env", "A=1", program, "--json",
+                                                    f"{checkout}/build/o.json"]),
+                                 ["env", "A=1", "leancast-bench", "--json", "o.json"])
+            finally:
+                os.chdir(here)
+        self.assertEqual(common.shown(f"{tmp}/leancast-tune-x/p2.json"),
+                         "$TMPDIR/leancast-tune-x/p2.json")
+        # System paths as they are (a different top folder than the current directory's).
+        top = os.getcwd().split(os.sep)[1]
+        for system in ("/usr/lib/x86_64-linux-gnu/libmpi.so", "/dev/shm/leancast-1"):
+            if system.split(os.sep)[1] != top:
+                self.assertEqual(common.shown(system), system)
 
 
 class Running(unittest.TestCase):
@@ -114,14 +135,43 @@ class Running(unittest.TestCase):
         self.assertLess(time.monotonic() - started, 10)
 
     def test_progress_line(self):
-        progress = measuring.Progress(10, time.monotonic())
+        # A clock of the test's own: what is shown depends on no machine's speed.
+        now = [100.0]
+        progress = measuring.Progress(10, 100.0, clock=lambda: now[0])
         progress.done = 4
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
             progress.show("P=2, paper", 1, force=True)
-            progress.show("P=2, paper", 2)  # within 5 s of the last: not shown
+            now[0] += measuring.Progress.LOG_EVERY / 2
+            progress.show("P=2, paper", 2)  # within LOG_EVERY of the last: not shown
         self.assertRegex(err.getvalue(), r"^leancast-tune: P=2, paper: cells 5/10, 0s elapsed, "
                                          r"about 0s left\n$")
+
+    def test_progress_in_a_log_a_terminal_and_quiet(self):
+        class Terminal(io.StringIO):
+            def isatty(self):
+                return True
+
+        for stream, quiet in ((io.StringIO(), False), (Terminal(), False), (io.StringIO(), True)):
+            now = [0.0]
+            progress = measuring.Progress(100, 0.0, quiet=quiet, stream=stream,
+                                          clock=lambda: now[0])
+            progress.show("P=2, paper", force=True)
+            for _ in range(60):  # a minute, a step every second
+                now[0] += 1.0
+                progress.done += 1
+                progress.show("P=2, paper")
+            progress.end()
+            text = stream.getvalue()
+            if quiet:
+                self.assertEqual(text, "")
+            elif isinstance(stream, Terminal):
+                self.assertEqual(text.count("\r"), 61)  # one live line, rewritten each second
+                self.assertEqual(text.count("\n"), 1)
+            else:
+                self.assertNotIn("\r", text)
+                self.assertEqual(len(text.splitlines()), 7)  # at 0 s, then every 10 s
+                self.assertIn("cells 60/100", text.splitlines()[-1])
 
 
 class Launches(unittest.TestCase):
@@ -148,8 +198,7 @@ class Launches(unittest.TestCase):
         self.assertEqual([(r["environment"]["procs"], r["method"]) for r in runs],
                          [(2, "paper"), (2, "osu"), (4, "paper"), (4, "osu")])
         self.assertEqual(runs[0]["options"]["iterations"], 3)
-        self.assertEqual(runs[0]["tune_command"][:3],
-                         ["env", "FAKE_PROCS=2", common.shown(self.bench)])
+        self.assertEqual(runs[0]["tune_command"][:3], ["env", "FAKE_PROCS=2", "bench"])
         self.assertGreater(runs[0]["tune_wall_seconds"], 0)
         self.assertEqual(len(runs[3]["results"]), 6)
 
@@ -159,9 +208,9 @@ class Launches(unittest.TestCase):
             measuring.measure_fixed(given, self.tmp.name, time.monotonic())
         self.assertIn("failed (exit 1)", str(stop.exception))
 
-    def test_site_within_the_budget(self):
-        given = self.given(site=True, budget_minutes=0.5, iterations=None, reps=None,
-                           candidates=["mpi", "binomial", "node-aware:binomial/linear"],
+    def test_site_within_a_budget_of_cells(self):
+        given = self.given(site=True, budget_minutes=None, budget_cells=8, iterations=None,
+                           reps=None, candidates=["mpi", "binomial", "node-aware:binomial/linear"],
                            candidates_given=False)
         runs, extra = measuring.measure_site(given, self.tmp.name, time.monotonic())
         # One node: node-aware candidates dropped unless asked for by name.
@@ -175,8 +224,22 @@ class Launches(unittest.TestCase):
         self.assertEqual(measured, {(p, m, s) for p in (2, 4) for m in ("paper", "osu")
                                     for s in (K, 64 * K)})
         for plan in extra["plans"]:
-            self.assertIn(plan["reps"], (9, 7, 5, 3))
+            self.assertEqual(plan["reps"], planner.CELLS_REPS)
+            self.assertEqual(plan["target_seconds"], planner.CELLS_TARGET)
             self.assertTrue(1 <= plan["iterations"] <= planner.MAX_ITERATIONS)
+
+    def test_fewer_cells_leave_the_largest_size_out_at_the_largest_count_first(self):
+        # 8 cells (2 counts x 2 sizes x 2 methods); 6 leave out 64K at P = 4 (both methods),
+        # 5 64K at P = 2 too (4 cells left): a size under every method or none.
+        for cells, left_out in ((6, {"4": [64 * K]}), (5, {"2": [64 * K], "4": [64 * K]})):
+            given = self.given(site=True, budget_minutes=None, budget_cells=cells,
+                               iterations=None, reps=None)
+            runs, extra = measuring.measure_site(given, self.tmp.name, time.monotonic())
+            self.assertEqual(extra["not_measured"], left_out, cells)
+            measured = {(r["environment"]["procs"], r["method"], s) for r in runs
+                        for s in r["options"]["sizes"]}
+            self.assertEqual(len(measured), 6 if cells == 6 else 4, measured)
+            self.assertTrue(all(s == K for p, _, s in measured if str(p) in left_out))
 
     def test_the_library_forced_one_launch_each(self):
         given = self.given(candidates=["mpi", "ompi:1", "ompi:9"], procs=[2], methods=["osu"])

@@ -249,7 +249,8 @@ def backed_by_measurements(test, rules, data):
 
 
 class Site(unittest.TestCase):
-    """--site on real MPI at P = 2 with a tiny grid and budget."""
+    """--site on real MPI at P = 2 with a tiny grid and a budget in cells (both sizes under
+    both methods: 4), which no machine's speed changes."""
 
     @classmethod
     def setUpClass(cls):
@@ -259,7 +260,7 @@ class Site(unittest.TestCase):
         launcher = " ".join(LAUNCHER) + " -n {procs}"
         cls.result = tune("--site", "--launcher", launcher, "--procs", "2",
                           "--sizes", "1K,64K", "--candidates", "binomial,linear",
-                          "--budget-minutes", "0.25", "--out", cls.rules_path,
+                          "--budget-cells", "4", "--out", cls.rules_path,
                           "--json", cls.json_path)
         cls.rules, cls.text, cls.data = [], "", {"runs": []}
         if cls.result.returncode == 0:  # else every test fails on the exit status
@@ -354,6 +355,12 @@ class BadOptions(unittest.TestCase):
             (["--site", "--iterations", "5", "--out", "x"], "--budget-minutes"),
             (["--launcher", "mpirun -n {procs}", "--procs", "2", "--budget-minutes", "1",
               "--out", "x"], "goes with --site"),
+            (["--launcher", "mpirun -n {procs}", "--procs", "2", "--budget-cells", "4",
+              "--out", "x"], "--budget-cells goes with --site"),
+            (["--site", "--procs", "2", "--budget-cells", "4", "--budget-minutes", "1",
+              "--out", "x"], "not both"),
+            (["--site", "--procs", "2", "--budget-cells", "0", "--out", "x"], "at least 1"),
+            (["--site", "--procs", "2", "--budget-cells", "1", "--out", "x"], "one cell per method"),
             (["--launcher", "mpirun -n {procs}", "--procs", "2", "--methods", "paper,imb",
               "--out", "x"], "--methods"),
             (["--launcher", "mpirun -n {procs}", "--procs", "2", "--exclude", "mpi",

@@ -53,7 +53,8 @@ def main(argv):
     if options.from_json:
         runs = options.saved["runs"]
         extra = {k: options.saved.get(k)
-                 for k in ("methods", "not_measured", "elapsed_seconds", "budget_minutes")}
+                 for k in ("methods", "not_measured", "elapsed_seconds", "budget_minutes",
+                           "budget_cells")}
     else:
         with tempfile.TemporaryDirectory(prefix="leancast-tune-") as tmp:
             measure = measure_site if options.site else measure_fixed
@@ -62,6 +63,7 @@ def main(argv):
         extra["elapsed_seconds"] = round(time.monotonic() - start, 1)
         extra["methods"] = options.methods
         extra["budget_minutes"] = options.budget_minutes
+        extra["budget_cells"] = getattr(options, "budget_cells", None)
     if not runs:
         sys.exit("leancast-tune: nothing was measured")
     order = extra.get("candidates") or options.candidates

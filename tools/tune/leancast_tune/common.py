@@ -60,18 +60,52 @@ def reference_text(name):
     return f"{name} for {STAND_INS[name]}" if name in STAND_INS else name
 
 
+# An absolute path in an argument: the whole text, or a part after '=', ':' or ',' (up to
+# the next ':' or ','); not '//' (a URL's).
+ABSOLUTE_PATH = re.compile(r"(?<![^=:,])/(?!/)[^:,]*")
+
+
+def shown_path(path):
+    """How a record shows one absolute path, so that a record names no machine's folders:
+    inside the current directory (the repository's root, where the scripts run) relative to
+    it; where it shares a folder with the current directory below the root and the
+    temporary folder (the checkout seen from its build, a build beside it) relative to it
+    with ..; else inside the temporary folder as $TMPDIR/...; anything else (/usr/...,
+    /dev/shm/...) as it is. tools/bench/bench_support.hpp's shown_path() follows the same
+    rules."""
+    here = os.path.normpath(os.getcwd())
+    norm = os.path.normpath(path)
+    temporary = list(dict.fromkeys((os.path.normpath(tempfile.gettempdir()), "/tmp")))
+
+    def under(p, folder):
+        return folder != os.sep and (p == folder or p.startswith(folder + os.sep))
+
+    shared = os.path.commonpath([norm, here])
+    if under(norm, here) or (shared != os.sep and not any(under(t, shared) for t in temporary)):
+        return os.path.relpath(norm, here)
+    for tmp in temporary:
+        if under(norm, tmp):
+            return "$TMPDIR" + norm[len(tmp):]
+    return path
+
+
 def shown(text):
-    """How a record shows an argument: paths inside the current directory (the repository's
-    root, where the scripts run) relative to it, the temporary folder as $TMPDIR, so that a
-    record means the same on every machine. leancast-sim's records too (it imports this)."""
-    text = str(text).replace(os.getcwd() + os.sep, "")
-    # Only the temporary folders a run makes (tempfile's tmp*, the tools' leancast-*), not a
-    # checkout or build that happens to lie in the temporary folder.
-    return re.sub(re.escape(tempfile.gettempdir() + os.sep) + "(?=tmp|leancast-)", "$TMPDIR/", text)
+    """How a record shows an argument or a setting: each absolute path in it as shown_path
+    shows it. leancast-sim's records too (it imports this)."""
+    return ABSOLUTE_PATH.sub(lambda m: shown_path(m.group(0)), str(text))
+
+
+def shown_args(command):
+    """A command line as a record shows it: its programs (each word that is the path of an
+    executable file: the launcher, leancast-bench after it) by their names, the rest by
+    shown()."""
+    def program(word):
+        return os.sep in word and os.path.isfile(word) and os.access(word, os.X_OK)
+    return [os.path.basename(w) if program(w) else shown(w) for w in map(str, command)]
 
 
 def shown_command(command):
-    return " ".join(shlex.quote(shown(a)) for a in command)
+    return " ".join(shlex.quote(a) for a in shown_args(command))
 
 
 # Where leancast-tune was started from (the leancast-tune script sets it): leancast-bench,

@@ -187,7 +187,9 @@ def header(options, argv, counts, extra, order, messages):
     if extra.get("elapsed_seconds") is not None:
         lines.append(f"#   took {duration_text(extra['elapsed_seconds'])}"
                      + (f" (budget {extra['budget_minutes']:g} min)"
-                        if extra.get("budget_minutes") else ""))
+                        if extra.get("budget_minutes") else "")
+                     + (f" (budget {extra['budget_cells']} cells)"
+                        if extra.get("budget_cells") else ""))
     for procs in sorted(counts):
         for run in counts[procs].runs:
             command = run.get("tune_command", run["options"].get("command_line", []))

@@ -2,6 +2,7 @@
 every process count and method, --site's budgeted launches, the library's own algorithms
 forced one launch each, and message counts from leancast-plan for the tie-break."""
 import json
+import math
 import os
 import re
 import select
@@ -11,22 +12,43 @@ import subprocess
 import sys
 import time
 
-from .common import REFERENCE, duration_text, find_tool, shown, size_text
+from .common import REFERENCE, duration_text, find_tool, shown, shown_args, size_text
 from .library import library_environment
 from .planner import WARMUP, Planner
 
 
 class Progress:
-    """The progress line on stderr: count, method, cells done of all, elapsed, time left."""
+    """The progress line on stderr: count, method, cells done of all, elapsed, time left.
+    A launch's first line is always shown; then, on a terminal, one live line rewritten
+    (a carriage return) at most every LIVE_EVERY seconds and ended when the launch ends;
+    elsewhere (a log) a plain line at most every LOG_EVERY seconds; none with --quiet."""
 
-    def __init__(self, total_cells, start):
+    LIVE_EVERY = 1.0
+    LOG_EVERY = 10.0
+
+    def __init__(self, total_cells, start, quiet=False, stream=None, clock=time.monotonic):
         self.total, self.done, self.start = total_cells, 0, start
         self.left = None  # a function giving the estimated seconds left, or None
-        self.last = 0.0
+        self.quiet, self.clock, self.given_stream = quiet, clock, stream
+        self.last = -math.inf
+        self.live = False  # a terminal's line is open (no newline yet)
+
+    @property
+    def stream(self):
+        return self.given_stream or sys.stderr
+
+    @property
+    def terminal(self):
+        try:
+            return self.stream.isatty()
+        except (AttributeError, ValueError):
+            return False
 
     def show(self, what, extra_cells=0.0, force=False):
-        now = time.monotonic()
-        if not force and now - self.last < 5:
+        if self.quiet:
+            return
+        now = self.clock()
+        if not force and now - self.last < (self.LIVE_EVERY if self.terminal else self.LOG_EVERY):
             return
         self.last = now
         elapsed = now - self.start
@@ -37,14 +59,27 @@ class Progress:
             left = elapsed / done * (self.total - done)
         else:
             left = None
-        print(f"leancast-tune: {what}: cells {done:.0f}/{self.total}, "
-              f"{duration_text(elapsed)} elapsed, "
-              f"{'about ' + duration_text(left) if left is not None else '?'} left",
-              file=sys.stderr, flush=True)
+        line = (f"leancast-tune: {what}: cells {done:.0f}/{self.total}, "
+                f"{duration_text(elapsed)} elapsed, "
+                f"{'about ' + duration_text(left) if left is not None else '?'} left")
+        if self.terminal:
+            self.stream.write(("\n" if self.live and force else "\r") + line + "\x1b[K")
+            self.live = True
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def end(self):
+        """A launch ended: a terminal's live line gets its newline."""
+        if self.live:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.live = False
 
 
 BENCH_PROGRESS = re.compile(rb"cell (\d+)/(\d+)")
 CALIBRATION_REPS = 3
+NO_LIMIT = 10 ** 7  # seconds: a launch without a time limit
 
 
 def run_command(command, timeout, on_progress=None, env=None):
@@ -134,6 +169,7 @@ def launch(command, out, timeout, progress, what, cells):
         progress.show(what, cells * latest[0])
 
     status, tail = run_command(command, timeout, update)
+    progress.end()
     if status == 124:
         print(f"leancast-tune: {what}: stopped after {duration_text(timeout)} (the budget)",
               file=sys.stderr, flush=True)
@@ -143,7 +179,7 @@ def launch(command, out, timeout, progress, what, cells):
         sys.exit(f"leancast-tune: {what} failed (exit {status}): {' '.join(command)}")
     with open(out) as f:
         run = json.load(f)
-    run["tune_command"] = [shown(a) for a in command]
+    run["tune_command"] = shown_args(command)
     run["tune_wall_seconds"] = round(time.monotonic() - started, 3)
     progress.done += cells
     return run
@@ -153,7 +189,8 @@ def measure_fixed(options, tmp, start):
     """--launcher or --sim: one run per process count and method, the iterations and
     repetitions as given."""
     cells = len(options.candidates) * len(options.sizes)
-    progress = Progress(cells * len(options.procs) * len(options.methods), start)
+    progress = Progress(cells * len(options.procs) * len(options.methods), start,
+                        getattr(options, "quiet", False))
     runs = []
     for index, procs in enumerate(options.procs):
         for method in options.methods:
@@ -161,14 +198,16 @@ def measure_fixed(options, tmp, start):
             command = bench_command(options, procs, method, options.sizes, out,
                                     options.iterations, options.reps)
             what = f"P={procs} ({index + 1} of {len(options.procs)}), {method}"
-            runs.append(launch(command, out, 10 ** 7, progress, what, cells))
+            runs.append(launch(command, out, NO_LIMIT, progress, what, cells))
     return runs, {}
 
 
 def measure_site(options, tmp, start):
     """--site: calibrate at the largest count, then every count and method within budget,
-    planning again before each launch with what the launches so far took."""
-    budget = options.budget_minutes * 60
+    planning again before each launch with what the launches so far took. With
+    --budget-cells the cells are chosen once, by count, and no launch has a time limit."""
+    cells = getattr(options, "budget_cells", None)
+    budget = None if cells is not None else options.budget_minutes * 60
     candidates = list(options.candidates)
     calibration, wall = calibrate(options, tmp, candidates, start, budget)
     if calibration["environment"].get("nodes", 1) == 1 and not options.candidates_given:
@@ -176,14 +215,16 @@ def measure_site(options, tmp, start):
     planner = Planner(options, candidates)
     planner.calibrate(calibration, wall)
     pending = [[p, m, list(options.sizes)] for p in options.procs for m in options.methods]
-    progress = Progress(len(candidates) * len(options.sizes) * len(pending), start)
+    progress = Progress(len(candidates) * len(options.sizes) * len(pending), start,
+                        getattr(options, "quiet", False))
     runs, plans = [], []
+    fixed = planner.keep_cells(pending, cells) if cells is not None else None
     while pending:
         procs, method, sizes = pending[0]
         if not planner.left(procs, sizes):
             pending.pop(0)
             continue
-        chosen = planner.plan(pending, budget * 0.95 - (time.monotonic() - start))
+        chosen = fixed or planner.plan(pending, budget * 0.95 - (time.monotonic() - start))
         if chosen is None:
             break
         target, reps = chosen
@@ -199,7 +240,7 @@ def measure_site(options, tmp, start):
                       "predicted_seconds": round(planner.launch_seconds(
                           procs, method, group, iterations, reps), 3)})
         run = launch_group(options, planner, pending, (group, iterations, reps, target), tmp,
-                           progress, start + budget * 1.125)
+                           progress, start + budget * 1.125 if budget is not None else None)
         plans[-1]["seconds"] = run["tune_wall_seconds"] if run else None
         if run:
             runs.append(run)
@@ -211,14 +252,16 @@ def measure_site(options, tmp, start):
 
 def calibrate(options, tmp, candidates, start, budget):
     """Every candidate at every size at the largest count: a checked broadcast, then the
-    median of CALIBRATION_REPS timed ones (one alone was often an outlier)."""
+    median of CALIBRATION_REPS timed ones (one alone was often an outlier). Within 40 % of
+    a time budget; `budget` None (--budget-cells): no limit."""
     procs = max(options.procs)
     out = os.path.join(tmp, "calibration.json")
     command = bench_command(options, procs, "paper", options.sizes, out, 1, CALIBRATION_REPS, 0,
                             candidates)
-    progress = Progress(len(candidates) * len(options.sizes), start)
+    progress = Progress(len(candidates) * len(options.sizes), start,
+                        getattr(options, "quiet", False))
     started = time.monotonic()
-    run = launch(command, out, budget * 0.4, progress,
+    run = launch(command, out, budget * 0.4 if budget is not None else NO_LIMIT, progress,
                  f"P={procs}, calibrating ({CALIBRATION_REPS} broadcasts per cell)",
                  len(candidates) * len(options.sizes))
     if run is None:
@@ -229,7 +272,8 @@ def calibrate(options, tmp, candidates, start, budget):
 
 def launch_group(options, planner, pending, plan, tmp, progress, deadline):
     """The first launch of pending[0]; its run (which feeds the estimates), or None where
-    it did not fit or was stopped at the deadline (its sizes then go unmeasured)."""
+    it did not fit or was stopped at the deadline (its sizes then go unmeasured). No
+    deadline (--budget-cells): the launch runs to its end."""
     procs, method, _ = pending[0]
     sizes, iterations, reps, target = plan
     cost = planner.launch_seconds(procs, method, sizes, iterations, reps)
@@ -239,7 +283,7 @@ def launch_group(options, planner, pending, plan, tmp, progress, deadline):
     later = planner.total(rest, target, reps)
     begun = time.monotonic()
     progress.left = lambda now: max(0.0, cost - (now - begun)) + later
-    timeout = min(cost * 4 + 30, deadline - begun)
+    timeout = min(cost * 4 + 30, deadline - begun) if deadline is not None else NO_LIMIT
     if timeout < 5:
         planner.dropped.update((procs, s) for s in sizes)
         return None
@@ -264,7 +308,8 @@ def measure_library(options, tmp, start):
     stderr), the default's failure ends the tuning."""
     candidates = options.candidates
     cells = len(options.sizes)
-    progress = Progress(cells * len(candidates) * len(options.procs) * len(options.methods), start)
+    progress = Progress(cells * len(candidates) * len(options.procs) * len(options.methods), start,
+                        getattr(options, "quiet", False))
     runs, failed = [], []
     for index, procs in enumerate(options.procs):
         for method in options.methods:
@@ -277,8 +322,9 @@ def measure_library(options, tmp, start):
                 setting = library_environment(name)
                 what = f"P={procs} ({index + 1} of {len(options.procs)}), {method}, {name}"
                 progress.show(what, force=True)
-                status, tail = run_command(command, 10 ** 7,
+                status, tail = run_command(command, NO_LIMIT,
                                            env=dict(os.environ, **setting))
+                progress.end()
                 if status != 0 or not os.path.exists(out) or os.path.getsize(out) == 0:
                     if name == REFERENCE:
                         sys.stderr.write(tail)
@@ -294,14 +340,14 @@ def measure_library(options, tmp, start):
                 if merged is None:
                     merged = run
                     merged["options"]["algorithms"] = list(candidates)
-                    merged["tune_command"] = [shown(a) for a in command]
+                    merged["tune_command"] = shown_args(command)
                     merged["library_commands"] = {}
                 else:
                     for result in run["results"]:
                         if result["algorithm"] == REFERENCE:
                             merged["results"].append(dict(result, algorithm=name))
                 merged["library_commands"][name] = (
-                    [f"{k}={v}" for k, v in setting.items()] + command)
+                    [f"{k}={shown(v)}" for k, v in setting.items()] + shown_args(command))
             runs.append(merged)
     return runs, {"library_failed": failed}
 

@@ -49,7 +49,9 @@ tie rule: the margin at a process count, size and method is the larger of --tie 
   else 5 (3 where 5 do not fit), 1 warm-up. Estimates are corrected by what the launches
   so far took. Where not even one iteration fits, the largest size left is left out (at
   the largest count first; no rule there: auto runs mpi). Launches still running at 1.125 x
-  the budget are stopped. The rules claim the measured counts only (procs up to the
+  the budget are stopped. With --budget-cells N instead, nothing depends on time: sizes are
+  left out the same way until at most N (count, size, method) cells remain, and every cell
+  gets 0.02 s per repetition, 5 repetitions, no launch stopped. The rules claim the measured counts only (procs up to the
   largest, and on one node ppn = procs).
 """
 
@@ -97,7 +99,14 @@ def parse_args(argv):
                              "(see below); launcher 'mpirun -n {procs}' unless --launcher")
     parser.add_argument("--budget-minutes", type=float,
                         help="--site: time for all measuring (default 2 + 1 per process "
-                             "count, at most 8)")
+                             "count, at most 8); what fits depends on the machine's speed")
+    parser.add_argument("--budget-cells", type=int, metavar="N",
+                        help="--site: instead of a time budget, measure at most N cells, a "
+                             "cell being one (process count, size, method) with every "
+                             "candidate; the largest sizes (at the largest count first) are "
+                             "left out until N cells remain, a size under every method or "
+                             "none; no time limit: what is measured does not depend on the "
+                             "machine's speed (the tests use it)")
     parser.add_argument("--procs", help="process counts to measure, comma-separated (e.g. "
                                         "16,64,256); --site: default 2, 4, 8, ..., cores")
     parser.add_argument("--ranks-per-node", type=int,
@@ -181,6 +190,9 @@ def parse_args(argv):
                          help="MPICH's tuning JSON that the file's broadcast part replaces in "
                               "(default: the tree built into the libmpich leancast-bench uses)")
     parser.add_argument("--json", help="also write every measurement here (not with --from-json)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress lines on stderr (otherwise: a live line on a "
+                             "terminal; in a log a line per launch and at most one every 10 s)")
     parser.add_argument("--bench", help="leancast-bench to run (default: beside this script)")
     parser.add_argument("--plan", help="leancast-plan, for the message counts that break ties "
                                        "(default: beside this script)")
@@ -201,16 +213,23 @@ def check_modes(parser, options):
         if options.sim or options.from_json:
             parser.error("--site measures real MPI: not with --sim or --from-json")
         if options.iterations or options.reps:
-            parser.error("--site chooses --iterations and --reps from --budget-minutes")
+            parser.error("--site chooses --iterations and --reps from --budget-minutes "
+                         "(or --budget-cells)")
+        if options.budget_minutes is not None and options.budget_cells is not None:
+            parser.error("--site takes --budget-minutes or --budget-cells, not both")
         options.launcher = options.launcher or "mpirun -n {procs}"
     elif options.budget_minutes is not None:
         parser.error("--budget-minutes goes with --site")
+    elif options.budget_cells is not None:
+        parser.error("--budget-cells goes with --site")
     if not (options.launcher or options.sim or options.from_json):
         parser.error("say where to measure: --launcher or --sim (or --site, or --from-json)")
     if options.launcher and "{procs}" not in options.launcher:
         parser.error("--launcher must contain {procs}")
     if options.budget_minutes is not None and options.budget_minutes <= 0:
         parser.error("--budget-minutes must be positive")
+    if options.budget_cells is not None and options.budget_cells < 1:
+        parser.error("--budget-cells must be at least 1")
     if options.ranks_per_node is not None and not options.sim:
         parser.error("--ranks-per-node goes with --sim (real runs place ranks by the launcher)")
     if options.shared_buffer and not options.sim:
@@ -370,8 +389,11 @@ def check_cover(parser, options):
         if not all(options.cover[0] <= p and (options.cover[1] is None or p <= options.cover[1])
                    for p in options.procs):
             parser.error("--procs-cover must contain every --procs value")
-    if options.site and options.budget_minutes is None:
+    if options.site and options.budget_minutes is None and options.budget_cells is None:
         options.budget_minutes = min(8.0, 2.0 + len(options.procs))
+    if options.budget_cells is not None and options.budget_cells < len(options.methods):
+        parser.error(f"--budget-cells: a size takes one cell per method: at least "
+                     f"{len(options.methods)} (--methods {','.join(options.methods)})")
 
 
 def check_library_modes(parser, options):

@@ -1,5 +1,6 @@
 """--site: how long each launch will take, and the repetitions and iterations that make all
-remaining launches fit the time left (the --help epilog describes the plan)."""
+remaining launches fit the time left (the --help epilog describes the plan); with
+--budget-cells, which cells to measure instead, with fixed repetitions and target."""
 import math
 
 from .common import REFERENCE
@@ -15,6 +16,10 @@ LAUNCH_SHARE = 0.2  # ... unless a launch would take more than this share of the
 # smallest count, and 64 B-1 MiB in one launch gave 64 B 142 iterations (43 us a repetition)
 # where it had a budget for 1000.
 MAX_SHRINK = 4
+# --budget-cells: every cell's timed seconds per repetition and the repetitions (a budget
+# in cells fits nothing to a time left).
+CELLS_TARGET = GOOD_TARGET
+CELLS_REPS = 5
 
 
 class Planner:
@@ -160,6 +165,17 @@ class Planner:
             size, procs = max((s, p) for p, _, sizes in pending for s in self.left(p, sizes))
             self.dropped.add((procs, size))
         return None
+
+    def keep_cells(self, pending, cells):
+        """--budget-cells: drops the largest size left (at the largest count first, as plan
+        does) while more than `cells` (process count, size, method) cells remain; a size is
+        kept under every method or none. Speed plays no part."""
+        def count():
+            return sum(len(self.left(p, sizes)) for p, _, sizes in pending)
+        while count() > cells:
+            size, procs = max((s, p) for p, _, sizes in pending for s in self.left(p, sizes))
+            self.dropped.add((procs, size))
+        return CELLS_TARGET, CELLS_REPS
 
     def widest_target(self, pending, seconds_left, reps):
         low, high = 1e-7, MAX_TARGET
