@@ -5,6 +5,7 @@ Usage: bench_test.py PROCS BENCH REPORT MPIEXEC [MPIEXEC_FLAGS...]
 import concurrent.futures
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -360,6 +361,24 @@ class Bench(unittest.TestCase):
             self.assertNotIn("memory_bound_seconds", cell)
         self.assertNotIn("memcpy", result.stdout)
         self.assertNotIn("bound us", result.stdout)
+
+    @once
+    def test_progress_in_a_log_is_plain_lines_and_none_when_quiet(self):
+        # --progress-every 0: a line at every cell and repetition, whatever the machine's
+        # speed (the default, 10 s, would print none in a run this short).
+        args = ["--algorithms", "binomial,mpi", "--sizes", "1K", "--iterations", "2",
+                "--warmup", "0", "--reps", "3", "--no-memory-bound", "--progress-every", "0"]
+        for quiet in ([], ["--quiet"]):
+            with tempfile.TemporaryFile() as log:
+                done = subprocess.run(["timeout", "120", *LAUNCHER, "-n", PROCS, BENCH, *args,
+                                       *quiet], stdout=subprocess.DEVNULL, stderr=log,
+                                      timeout=150)
+                log.seek(0)
+                text = log.read().decode(errors="replace")
+            self.assertEqual(done.returncode, 0, text)
+            self.assertNotIn("\r", text)
+            cells = re.findall(r"^leancast-bench: cell (\d+)/6, about \d+ s left$", text, re.M)
+            self.assertEqual(cells, [] if quiet else [str(k) for k in range(1, 7)], text)
 
     @once
     def test_bad_options_fail_on_every_rank_without_hanging(self):

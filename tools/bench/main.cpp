@@ -5,8 +5,10 @@
 #include <mpi.h>
 
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <numeric>
 #include <random>
@@ -41,25 +43,44 @@ bool open_outputs(const Options& o, int rank, std::ofstream& json, std::ofstream
   return ok != 0;
 }
 
+// The progress line on rank 0's stderr: on a terminal one live line, rewritten (\r) at most
+// every 0.2 s from 2 s on; elsewhere (a log, a pipe) a plain line at most every
+// --progress-every seconds (default 10), so that a log holds a few lines, not one per
+// cell; none with --quiet.
 class Progress {
  public:
-  Progress(bool quiet, int rank, int cells) : on_(!quiet && rank == 0), cells_(cells) {}
+  Progress(const Options& options, int rank, int cells)
+      : on_(!options.quiet && rank == 0),
+        terminal_(isatty(fileno(stderr)) != 0),
+        every_(terminal_ ? 0.2 : options.progress_every),
+        first_(terminal_ ? 2.0 : options.progress_every),
+        cells_(cells) {}
   void step(int done) {
     if (!on_) return;
-    const double elapsed = MPI_Wtime() - start_;
-    if (elapsed < 2.0) return;
-    fmt::print(stderr, "\rleancast-bench: cell {}/{}, about {:.0f} s left   ", done, cells_,
-               elapsed / done * (cells_ - done));
+    const double now = MPI_Wtime(), elapsed = now - start_;
+    if (elapsed < first_ || (printed_ && now - last_ < every_)) return;
+    last_ = now;
+    const std::string line = fmt::format("leancast-bench: cell {}/{}, about {:.0f} s left", done,
+                                         cells_, elapsed / done * (cells_ - done));
+    if (terminal_) {
+      fmt::print(stderr, "\r{}   ", line);
+    } else {
+      fmt::print(stderr, "{}\n", line);
+    }
     printed_ = true;
   }
   ~Progress() {
-    if (printed_) fmt::print(stderr, "\n");
+    if (printed_ && terminal_) fmt::print(stderr, "\n");
   }
 
  private:
   bool on_;
+  bool terminal_;
+  double every_;
+  double first_;
   int cells_;
   bool printed_ = false;
+  double last_ = 0.0;
   double start_ = MPI_Wtime();
 };
 
@@ -81,7 +102,7 @@ int run_bench(const Options& options, int rank, int procs) {
   run.memory.huge_page_bytes = huge_page_bytes();
   MPI_Bcast(&run.memory.huge_page_bytes, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);  // rank 0's
   for (Cell& cell : run.cells) cell.buffers = runner.plan(cell.bytes);
-  Progress progress(options.quiet, rank, static_cast<int>(run.cells.size()) * options.reps);
+  Progress progress(options, rank, static_cast<int>(run.cells.size()) * options.reps);
   const double start = MPI_Wtime();
   int done = 0;
   for (int rep = 0; rep < options.reps; ++rep) {

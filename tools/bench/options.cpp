@@ -157,6 +157,11 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   app.add_option("--csv", o.csv_path, "write every repetition as CSV");
   app.add_option("--seed", o.seed, "seed of the per-repetition shuffle")->capture_default_str();
   app.add_flag("--quiet", o.quiet, "no progress line on stderr");
+  app.add_option("--progress-every", o.progress_every,
+                 "where stderr is no terminal (a log, a pipe): a plain progress line at most "
+                 "every this many seconds (a terminal gets one live line)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

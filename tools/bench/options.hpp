@@ -41,6 +41,7 @@ struct Options {
   bool shared_buffer = false;  // SMPI: one buffer for all simulated ranks, data unchecked
   bool shared_buffer_chosen = false;  // ... because the ranks' own would not fit (not asked)
   bool quiet = false;
+  double progress_every = 10.0;  // seconds between progress lines where stderr is no terminal
   std::string preset;
   std::string json_path;
   std::string csv_path;
