@@ -11,9 +11,9 @@
 # oversubscribed here), where auto defers to the library at 64 B and 1 KiB. Sizes below 64 KiB are timed 5000 times a cell, the others 20
 # (--small-iterations): in a mean over 20 broadcasts of 64 B one preempted iteration weighs
 # as much as all the others (a0be6e0's Open MPI cell: 12.6 us in one iteration, a mean of
-# 1.6 us). Raw JSON to
-# docs/benchmarks/within-node/, tabulated by
-# scripts/within-node-summary.py into summary.md there.
+# 1.6 us). Raw JSON to out/within-node/, then added to the evidence
+# (evidence/within-node-2core.jsonl.gz, a run of the same name replaced; update its entry in
+# evidence/manifest.json) and tabulated by scripts/within-node-summary.py.
 # `modes` instead: 10 rounds about 30 s apart of shm:64K, cma and MPI_Bcast at 1 and 16 MiB
 # under Open MPI, each with the bench's memory probe, whose cache line round trip between the
 # two ranks tells this VM's two placements of its vCPUs apart (modes/round-N.json).
@@ -22,7 +22,7 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 what="${1:-all}"
-out="$LEANCAST_ROOT/docs/benchmarks/within-node"
+out="$LEANCAST_ROOT/out/within-node"
 mkdir -p "$out"
 sizes=64,1K,4K,16K,64K,256K,1M,4M,16M,64M
 mine=auto,shm:8K,shm:16K,shm:64K,cma,cma:1M,cma-split,cma-split:1M
@@ -104,5 +104,8 @@ if [[ "$what" == modes ]]; then
     bench mpirun --oversubscribe -n 2 -- "$out/modes/round-$round.json" mpi,shm:64K,cma osu 1M,16M
   done
 fi
-/usr/bin/python3 "$LEANCAST_ROOT/scripts/within-node-summary.py" "$out" > "$out/summary.md"
-echo "wrote $out/summary.md" >&2
+cd "$LEANCAST_ROOT"
+mapfile -t made < <(find out/within-node -name '*.json' | sort)
+python3 tools/tune/leancast_tune/evidence.py --add evidence/within-node-2core.jsonl.gz \
+  "${made[@]}"
+python3 scripts/within-node-summary.py evidence/within-node-2core.jsonl.gz

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Tabulates scripts/within-node-measure.sh's JSON (docs/benchmarks/within-node/) as Markdown.
+"""Tabulates scripts/within-node-measure.sh's runs on the 2-core VM as Markdown, from their
+compact evidence (evidence/within-node-2core.jsonl.gz: each leancast-bench run with its source,
+the path it was first written to, under a within-node/ folder).
 
 Per library at P = 2 and per message size: leancast's best within-node broadcast (the fastest
 of shm and cma in the default run), its time against the node's memory bound, and for each
@@ -10,21 +12,34 @@ MPI_Bcast where the library runs coll sm (Open MPI) or by default. time / kernel
 best is cma or cma-split, its time over what the kernel's cross-memory copy allows (n over
 one core's rate for cma, whose reader copies alone; over all ranks' rate at once for
 cma-split, whose two ranks both copy at P = 2). The same for the huge-pages runs (huge-pages/),
-and at P = 4: auto against MPI_Bcast. Usage: within-node-summary.py DIR"""
-import glob
-import json
+and at P = 4: auto against MPI_Bcast.
+Usage: within-node-summary.py evidence/within-node-2core.jsonl.gz (from the repository root)"""
+import fnmatch
 import os
 import re
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "tools", "tune"))
+from leancast_tune import evidence  # noqa: E402
+
+RUNS = {}  # a run's source below within-node/ -> run
 
 OPENMPI_TUNED = {1: "linear", 2: "chain", 3: "pipeline", 4: "split binary", 5: "binary",
                  6: "binomial", 7: "knomial", 8: "scatter+allgather", 9: "scatter+ring"}
 
 
 def load(path):
-    with open(path) as f:
-        return tabulated(json.load(f), path)
+    return tabulated(RUNS[path], path)
+
+
+def exists(path):
+    return path in RUNS
+
+
+def matching(pattern):
+    return sorted(p for p in RUNS if fnmatch.fnmatch(p, pattern))
 
 
 def tabulated(run, path):
@@ -117,10 +132,10 @@ def stamp(run):
                if run.get("core_round_trip_seconds") else ""))
 
 
-def modes(directory):
+def modes():
     """scripts/within-node-measure.sh modes: per round, the cache line's round trip between the
     two ranks beside each algorithm's median time (µs) at each size."""
-    paths = sorted(glob.glob(os.path.join(directory, "modes", "round-*.json")),
+    paths = sorted(matching("modes/round-*.json"),
                    key=lambda p: int(re.search(r"round-(\d+)", p).group(1)))
     if not paths:
         return []
@@ -179,30 +194,30 @@ def table(title, default, runs):
     return lines
 
 
-def section(directory, library):
-    default = os.path.join(directory, f"{library}-p2-default.json")
-    if not os.path.exists(default):
+def section(library):
+    default = f"{library}-p2-default.json"
+    if not exists(default):
         return []
     runs = []
-    for path in sorted(glob.glob(os.path.join(directory, f"{library}-p2-*.json"))):
+    for path in matching(f"{library}-p2-*.json"):
         name = os.path.basename(path)[len(f"{library}-p2-"):-len(".json")]
         runs.append((configuration(name), load(path)[1]))
     return table(f"{library} P = 2", load(default), runs)
 
 
-def huge_pages(directory, library):
+def huge_pages(library):
     """The default configuration's run with the bench's buffers on huge pages."""
-    path = os.path.join(directory, "huge-pages", f"{library}-p2-default.json")
-    if not os.path.exists(path):
+    path = f"huge-pages/{library}-p2-default.json"
+    if not exists(path):
         return []
     default = load(path)
     return table(f"{library} P = 2, buffers on huge pages (huge-pages/)", default,
                  [("default", default[1])])
 
 
-def deferral(directory, library, procs):
-    path = os.path.join(directory, f"{library}-p{procs}-default.json")
-    if not os.path.exists(path):
+def deferral(library, procs):
+    path = f"{library}-p{procs}-default.json"
+    if not exists(path):
         return []
     run, cells, _ = load(path)
     sizes = sorted({s for _, s in cells})
@@ -214,18 +229,22 @@ def deferral(directory, library, procs):
 
 
 def main():
-    directory = sys.argv[1]
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    _, bench = evidence.tunings_and_bench(sys.argv[1])
+    # By the path below within-node/ (docs/benchmarks/ first, out/ since)
+    RUNS.update((source.partition("within-node/")[2], run) for source, run in bench)
     out = ["# leancast within a node beside the MPI libraries (scripts/within-node-measure.sh)", "",
            "Each ratio is MPI_Bcast's time under one configuration of the library over leancast's "
            "best within-node broadcast (shm, cma or cma-split) in the same run and repetition: > 1, "
            "leancast is faster. time / bound: leancast's best over (P - 1) n / the copy rate of all "
            "P ranks at once, measured by the bench at its start.", ""]
     for library in ("openmpi", "mpich"):
-        out += section(directory, library)
+        out += section(library)
     for library in ("openmpi", "mpich"):
-        out += huge_pages(directory, library)
-    out += deferral(directory, "openmpi", 4)
-    out += modes(directory)
+        out += huge_pages(library)
+    out += deferral("openmpi", 4)
+    out += modes()
     print("\n".join(out))
 
 
