@@ -35,7 +35,7 @@
 # ties, never a veto over what the library (mpi, smpi:ompi, smpi:mpich) ran. Real sections demand 15 % (--tie 0.15): on this
 # 2-core machine a second run of the same contenders moved shm's large-message ratios by up
 # to 2x (16 MiB under Open MPI: 1.05x in the tuning run, 0.52x and 0.78x in
-# scripts/auto-vs-mpi.sh), far beyond one run's spread.
+# `auto-table.sh vs-mpi`), far beyond one run's spread.
 # The evidence: evidence/auto-SECTION.jsonl.gz per section (the compact form of leancast-tune's
 # --json, tools/tune/leancast_tune/evidence.py; each run of a real section a tuning of its
 # own), the real16 sections' in evidence/real-16core.jsonl.gz, each listed in
@@ -47,6 +47,7 @@
 #            added to the section's evidence; without it they replace it)
 #        scripts/auto-table.sh rules          (no measuring: every section's rules again from
 #            evidence/, into data/auto.rules)
+#        scripts/auto-table.sh vs-mpi [real] [sim]   (auto beside MPI_Bcast, no rules: vs_mpi)
 #        LEANCAST_TUNE_TOOL=PATH scripts/auto-table.sh check   (test openmpi.tune_auto_rules:
 #            every section derives from evidence/ the rules of its block of data/auto.rules,
 #            comments included but the command lines ("#   ..."); nothing is built or written)
@@ -208,6 +209,71 @@ if [[ ${sections[0]} == check ]]; then
     fi
   done
   exit "$failed"
+fi
+
+# auto beside the library's own MPI_Bcast (mpi), side by side in one run, interleaved, per
+# size from 1 KiB to 64 MiB (every 4x), under both methods: real Open MPI at P = 2 and 4
+# (4 oversubscribed on 2 cores), MPICH at P = 2; with `sim` also SMPI (the one-node model
+# at P = 8, 16, 24, hornet at P = 64 with 24 ranks a node, beside smpi:ompi and
+# smpi:mpich). Raw JSON in out/vs-mpi/, compacted into evidence/auto-vs-mpi.jsonl.gz;
+# scripts/auto-summary.py prints the table docs/auto.md holds.
+vs_mpi() {
+  library_defaults  # MPI_Bcast as Open MPI runs it by default (env.sh)
+  local dir=out/vs-mpi files=() small=(--sizes 1K:256K:4 --iterations 200 --reps 9)
+  local large=(--sizes 1M:64M:4 --iterations 10 --reps 9) part setup flavor procs method grid
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  for part in "$@"; do
+    case $part in
+      real)
+        build_leancast openmpi
+        build_leancast mpich
+        for setup in "openmpi 2" "openmpi 4" "mpich 2"; do
+          read -r flavor procs <<< "$setup"
+          local launch=(mpirun --oversubscribe -n "$procs")
+          [[ $flavor == mpich ]] && launch=(mpiexec.mpich -bind-to core -n "$procs")
+          for method in paper osu; do
+            for grid in small large; do
+              local sizes=("${small[@]}") name=real-$flavor-p$procs-$method-$grid
+              [[ $grid == large ]] && sizes=("${large[@]}")
+              timeout 900 "${launch[@]}" "build/$flavor/leancast-bench" --algorithms auto,mpi \
+                --baseline mpi --method "$method" "${sizes[@]}" --quiet --json "$dir/$name.json"
+              files+=("$name=$dir/$name.json")
+            done
+          done
+        done ;;
+      sim)
+        build_leancast smpi
+        for setup in "8 0" "16 0" "24 0" "64 24"; do
+          read -r procs per_node <<< "$setup"
+          local layout=()
+          ((per_node)) && layout=(--ranks-per-node "$per_node")
+          for method in paper osu; do
+            # A simulation repeats exactly: one repetition; large sizes need few iterations.
+            for grid in "small 1K:256K:4 10" "large 1M:64M:4 2"; do
+              local gname gsizes iterations
+              read -r gname gsizes iterations <<< "$grid"
+              local name=sim-hornet-p$procs-$method-$gname
+              timeout 1800 build/smpi/leancast-sim --platform hornet --procs "$procs" \
+                "${layout[@]}" --algorithms auto,mpi,smpi:ompi,smpi:mpich --baseline mpi \
+                --method "$method" --sizes "$gsizes" --iterations "$iterations" \
+                --json "$dir/$name.json"
+              files+=("$name=$dir/$name.json")
+            done
+          done
+        done ;;
+      *) echo "unknown part $part of vs-mpi (real, sim)" >&2; exit 2 ;;
+    esac
+  done
+  python3 tools/tune/leancast_tune/evidence.py evidence/auto-vs-mpi.jsonl.gz "${files[@]}"
+  echo "wrote evidence/auto-vs-mpi.jsonl.gz: update its entry in evidence/manifest.json"
+  python3 scripts/auto-summary.py evidence/auto-vs-mpi.jsonl.gz
+}
+if [[ ${sections[0]} == vs-mpi ]]; then
+  parts=("${sections[@]:1}")
+  ((${#parts[@]})) || parts=(real sim)
+  vs_mpi "${parts[@]}"
+  exit 0
 fi
 
 made=$raw/rules

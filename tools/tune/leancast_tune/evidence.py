@@ -83,6 +83,12 @@ def compact_run(run):
     kept = {k: run[k] for k in RUN if k in run}
     kept["options"] = {k: run["options"][k] for k in OPTIONS if k in run["options"]}
     kept["results"] = [compact_result(r) for r in run["results"]]
+    # What a name such as auto resolved to, per size (the rest ran as named).
+    chosen = [{k: p[k] for k in ("algorithm", "bytes", "selected_algorithm")}
+              for p in run.get("algorithm_parameters", [])
+              if p.get("selected_algorithm", p["algorithm"]) != p["algorithm"]]
+    if chosen:
+        kept["algorithm_parameters"] = chosen
     return relative(kept)
 
 
