@@ -369,8 +369,8 @@ class DataflowRun {
   Outcome outcome_;
 };
 
-}  // namespace
-
+// (In the anonymous namespace too, as the run it holds: -Wsubobject-linkage, where a unity
+// build puts this file in a batch.)
 class Dataflow final : public MessageRun {
  public:
   explicit Dataflow(const Execution& execution) : run_(execution, *execution.scratch) {}
@@ -381,6 +381,8 @@ class Dataflow final : public MessageRun {
  private:
   DataflowRun run_;
 };
+
+}  // namespace
 
 std::unique_ptr<MessageRun> dataflow_run(const Execution& execution) {
   return std::make_unique<Dataflow>(execution);
