@@ -46,17 +46,19 @@
 #        KEEP_RUNS=1 scripts/auto-table.sh real-openmpi real-mpich   (this machine's runs
 #            added to the section's evidence; without it they replace it)
 #        scripts/auto-table.sh rules          (no measuring: every section's rules again from
-#            evidence/, into data/auto.rules)
+#            evidence/, into data/auto.rules; with LEANCAST_TUNE_TOOL=PATH by that tool,
+#            nothing built)
 #        scripts/auto-table.sh vs-mpi [real] [sim]   (auto beside MPI_Bcast, no rules: vs_mpi)
 #        LEANCAST_TUNE_TOOL=PATH scripts/auto-table.sh check   (test openmpi.tune_auto_rules:
-#            every section derives from evidence/ the rules of its block of data/auto.rules,
-#            comments included but the command lines ("#   ..."); nothing is built or written)
+#            data/auto.rules is the preamble and, block by block, what every section
+#            derives from evidence/, comments included; nothing is built or written)
 # Real sections want an otherwise idle machine.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 [[ ${1:-} == check ]] || "$LEANCAST_ROOT/scripts/install-deps.sh"
 cd "$LEANCAST_ROOT"  # records name paths relative to here
 raw=out/tuning  # a measurement's leancast-tune --json, logs and rules, before compacting
+made=$raw/rules  # the rules a run of this script derives, before data/auto.rules holds them
 all=(real-openmpi-sm real-openmpi real-mpich-rg real-mpich real16-openmpi real16-mpich node nodes ppn1 large)
 sections=("$@")
 ((${#sections[@]})) || sections=("${all[@]}")
@@ -195,9 +197,16 @@ if [[ ${sections[0]} == check ]]; then
     echo "FAILED: data/auto.rules is not a preamble and ${#all[@]} blocks (one per section)"
     exit 1
   fi
+  if ! diff <(awk 'BEGIN { RS = "" } NR == 1' data/auto.rules) <(preamble) > "$check/diff"; then
+    echo "FAILED: data/auto.rules's preamble is not the script's (< the file, > the script's):"
+    cat "$check/diff"
+    failed=1
+  fi
   for name in "${all[@]}"; do
     derive "$name" "$check" "${LEANCAST_TUNE_TOOL:?LEANCAST_TUNE_TOOL=path of leancast-tune}"
-    if ! diff <(block "$name" | grep -v '^#   ') <(grep -v '^#   ' "$check/$name.rules") \
+    # The header names the rules file the tool wrote: `rules` writes it to $made.
+    if ! diff <(block "$name") <(sed "/^#   leancast-tune --from-json/s|--out '*[^ ']*/$name.rules'*|--out $made/$name.rules|" \
+                                 "$check/$name.rules") \
          > "$check/diff"; then
       echo "FAILED: data/auto.rules's $name block is not what its evidence gives (< the file," \
            "> derived now; scripts/auto-table.sh rules):"
@@ -276,12 +285,15 @@ if [[ ${sections[0]} == vs-mpi ]]; then
   exit 0
 fi
 
-made=$raw/rules
 rm -rf "$made"
 mkdir -p "$raw" "$made"
 for section in "${sections[@]}"; do
   if [[ $section == rules ]]; then  # every section's rules again from its evidence
     for name in "${all[@]}"; do
+      if [[ -n ${LEANCAST_TUNE_TOOL:-} ]]; then  # one tool derives every section
+        derive "$name" "$made" "$LEANCAST_TUNE_TOOL"
+        continue
+      fi
       build_leancast "${flavor[$name]}"
       derive "$name" "$made" "$LEANCAST_ROOT/build/${flavor[$name]}/leancast-tune"
     done
