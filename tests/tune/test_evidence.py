@@ -98,6 +98,19 @@ class EvidenceTest(unittest.TestCase):
         self.assertEqual(tunings[0]["runs"][0]["results"][0]["summary"]["seconds_per_bcast"]
                          ["median"], 5.0)
 
+    def test_job_and_overlap_records_whole_and_texts(self):
+        job = {"tool": "leancast-job-bench", "command_line": ["/work/x/build/a"],
+               "results": [{"bytes": 1024, "modes": {}}]}
+        self.assertEqual(evidence.compact_lines(job, "d/job.json", 0),
+                         [{"source": "d/job.json", "data": dict(job, command_line=["build/a"])}])
+        with tempfile.TemporaryDirectory() as tmp:
+            text, out = os.path.join(tmp, "t-trials.txt"), os.path.join(tmp, "e.jsonl")
+            with open(text, "w") as f:
+                f.write("online tuning P=2\n")
+            evidence.main([out, f"d/t-trials.txt={text}"])
+            self.assertEqual(evidence.read(out),
+                             [{"source": "d/t-trials.txt", "text": "online tuning P=2\n"}])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -5,8 +5,9 @@ ends in .gz. A leancast-tune --json record (one "tuning") becomes a line
 {"tuning": N, "run": RUN} per run ("part_of": M in the first: a part of tuning M's
 measurement, whose cells of a size it joins); a leancast-bench --json file becomes one line
 {"source": PATH, "run": RUN}, PATH naming the file as first written (relative to the
-repository root, or to out/ where a driver writes it); any other record
-{"source": PATH, "data": ...}. RUN keeps what the tools read (leancast-tune's deciding and exporting,
+repository root, or to out/ where a driver writes it); any other record (leancast-job-bench's,
+leancast-overlap-bench's) {"source": PATH, "data": ...}; a text file (not .json) that a run
+printed {"source": PATH, "text": ...}. RUN keeps what the tools read (leancast-tune's deciding and exporting,
 the summary scripts): the method, the options, the environment, the machine's probes and
 per result the algorithm, the size, data_ok and the repetitions' seconds per broadcast
 ("seconds"), from which the summary (median, min, max) is computed again exactly as
@@ -107,8 +108,14 @@ def expand_run(run):
     return run
 
 
+# Tools whose records have results of another shape (per size and mode or contender): kept
+# whole as {"source": PATH, "data": ...}.
+WHOLE = ("leancast-job-bench", "leancast-overlap-bench")
+
+
 def is_bench(data):
-    return isinstance(data, dict) and "results" in data and "runs" not in data
+    return (isinstance(data, dict) and "results" in data and "runs" not in data
+            and data.get("tool") not in WHOLE)
 
 
 def compact_lines(data, name, tuning, part_of=None):
@@ -204,6 +211,9 @@ def main(argv):
     for given in argv[1:]:
         name, _, path = given.rpartition("=") if "=" in given else ("", "", given)
         with open(path) as f:
+            if not path.endswith(".json"):  # a text a run printed: {"source", "text"}
+                lines.append({"source": relative(name or path), "text": relative(f.read())})
+                continue
             data = json.load(f)
         if "runs" in data:
             tuning += 1
