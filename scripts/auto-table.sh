@@ -22,15 +22,15 @@
 #                 evidence/real-16core.jsonl.gz                    (library=openmpi, P = 3-16)
 #   real16-mpich  the same, MPICH (campaign1 at P = 16; the within-node runs, osu, at 4 and 8)
 #                                                                   (library=mpich, P = 3-16)
-#   node          one-node model (docs/one-node-model.md), P = 8, 16, 24    (P = 6-24 on one node)
+#   node          one-node model (docs/benchmarks.md#the-one-node-model-against-the-real-node), P = 8, 16, 24    (P = 6-24 on one node)
 #   nodes         the same nodes of 24 on hornet's network, P = 33, 64, 129  (P = 25-181, ppn 24)
 #   ppn1          hornet's network, one rank per node, P = 16, 64        (P = 8-91, ppn = 1)
 #   large         hornet, 24 ranks per node, P = 256-4096 (scripts/large-scale-tune.py, --method
-#                 sync, the registry's candidates; docs/large-scale.md)   (P = 182-5793, ppn 24)
+#                 sync, the registry's candidates; docs/benchmarks.md#beyond-181-ranks)   (P = 182-5793, ppn 24)
 # Simulated sections measure every leancast candidate under three executors (leancast's
 # default dataflow:1, unbounded dataflow and dataflow:0, docs/algorithms.md#executors), so
 # that a rule names the one that won (NAME@EXECUTOR); they demand a 10 % lead (--tie 0.1):
-# the validated model still misses sizes by that much (docs/one-node-model.md). The
+# the validated model still misses sizes by that much (docs/benchmarks.md#the-one-node-model-against-the-real-node). The
 # leancast re-implementations of MPICH's algorithms (--reference) are candidates that win
 # ties, never a veto over what the library (mpi, smpi:ompi, smpi:mpich) ran. Real sections demand 15 % (--tie 0.15): on this
 # 2-core machine a second run of the same contenders moved shm's large-message ratios by up

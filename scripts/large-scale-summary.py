@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The large-scale tables (docs/large-scale.md), printed from the simulations in
+"""The large-scale tables (docs/benchmarks.md#beyond-181-ranks), printed from the simulations in
 evidence/auto-large.jsonl.gz (auto's evidence, scripts/large-scale-tune.py) and
 evidence/large-scale.jsonl.gz (scripts/large-scale.sh; each run with its source, the path it
 was first written to), from the repository root:

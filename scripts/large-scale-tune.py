@@ -23,7 +23,7 @@ on even P, smpi:scatter_LR_allgather beyond). Beyond, mpi everywhere and each of
 at a size only where it came within REFERENCE_PRUNE of the fastest of them at the count
 before: MPICH's ring (P^2 messages) and Open MPI's flat-tree pipeline (the root sends every
 8 KiB segment to every rank) cost hours to simulate at 4096 ranks, where at half as many
-ranks they were several times slower than the tree (docs/large-scale.md). Leaving out a
+ranks they were several times slower than the tree (docs/benchmarks.md#beyond-181-ranks). Leaving out a
 reference that slow cannot let a slower leancast candidate through: it must still beat the
 rest. Beyond 2048 ranks smpi:ompi gives way to what stands for it (ompi_in_place). From
 2048 ranks leancast's flat rings must come within the tie margin instead (FLAT_RINGS).
@@ -96,7 +96,7 @@ SAME_AS_TREE = ["smpi:mpich"]
 # executors: the leancast candidates (MPICH's emulated ones aside) under leancast's other
 # executors, at the small sizes, where simulating is cheap and where the executor decides
 # most: at 12 and 64 KiB `binomial` under the default took 1.2-1.6x the time of SMPI's
-# binomial tree, the same tree posted round by round (docs/large-scale.md).
+# binomial tree, the same tree posted round by round (docs/benchmarks.md#beyond-181-ranks).
 PLAN = [
     (256, [("", SMALL + LARGE, None), ("executors", SMALL, "executors")]),
     (512, [("", SMALL + LARGE, None), ("executors", SMALL, "executors")]),

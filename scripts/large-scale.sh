@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# docs/large-scale.md's measurements on the hornet model, each a leancast-sim run whose JSON
+# docs/benchmarks.md#beyond-181-ranks's measurements on the hornet model, each a leancast-sim run whose JSON
 # lands in out/large-scale/ and then, compacted, in the study's evidence,
 # evidence/large-scale.jsonl.gz, as the line of source large-scale/NAME.json (a run the
 # evidence holds is not made again: take its line out to redo it; update the study's entry

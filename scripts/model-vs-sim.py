@@ -254,7 +254,7 @@ def main():
                         *(["--min-procs", str(args.min_procs)] if args.min_procs else []),
                         *([f"--model-args '{args.model_args}'"] if args.model_args else [])])
     summary = {"about": "leancast-plan's model vs the SMPI simulation: pairs of leancast "
-                        "algorithms ordered alike (docs/model-agreement.md)",
+                        "algorithms ordered alike (docs/benchmarks.md#leancast-plans-model-against-the-simulation)",
                "command": command, "commit": commit, "tie": args.tie, "points": []}
     pairs = []
     for key, point in sorted(load_points(args.files, args.method).items()):

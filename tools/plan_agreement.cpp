@@ -13,7 +13,8 @@ extern const char* const kModelAgreement;  // generated from data/model-agreemen
 
 namespace {
 
-constexpr std::string_view kSource = "docs/model-agreement.md";
+constexpr std::string_view kSource =
+    "docs/benchmarks.md#leancast-plans-model-against-the-simulation";
 
 struct Point {
   int procs = 0;

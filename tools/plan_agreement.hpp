@@ -1,7 +1,8 @@
 // What leancast-plan --compare says beside its ranking at large P: how often the cost model
 // orders two algorithms as the SMPI simulation does, from scripts/model-vs-sim.py's output
-// (data/model-agreement.json, built in; docs/model-agreement.md). Only the tool reads it:
-// auto never decides from the model.
+// (data/model-agreement.json, built in;
+// docs/benchmarks.md#leancast-plans-model-against-the-simulation). Only the tool reads it: auto
+// never decides from the model.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@
 namespace leancast::plan {
 
 // From this many processes on --compare states the check: auto's simulated table claims
-// up to 181 (docs/tuning/nodes.rules); beyond, the model's ranking stands alone.
+// up to 181 (data/auto.rules, section nodes); beyond, the model's ranking stands alone.
 inline constexpr int kCheckedFromProcs = 182;
 // The share of pairs ordered alike at which a ranking counts as validated.
 inline constexpr double kValidatedPercent = 90;

@@ -314,7 +314,7 @@ int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
 
 // A repeat of the last blocking call on its communicator: its checks passed, its answers
 // hold (but for the buffer's, which are asked again); LEANCAST_CHECK agrees at every call.
-// Apart from run(), whose frame is large (docs/benchmarks/call-path/).
+// Apart from run(), whose frame is large (git show 36aaa05^:docs/benchmarks/call-path/).
 const PrivateComm::LastCall* repeated(const BcastCall& call,
                                       const std::optional<AlgorithmSpec>& requested,
                                       const PrivateComm& state) {
@@ -366,7 +366,7 @@ int copies_again(const BcastCall& call, PrivateComm& state, const PrivateComm::L
     if (const PrivateComm::LastCall* last = nonblocking == nullptr && state != nullptr
                                                 ? repeated(call, requested, *state)
                                                 : nullptr) {
-      // Online tuning's trials and settled choices repeat too (docs/online-tuning.md).
+      // Online tuning's trials and settled choices repeat too (docs/auto.md#online-tuning).
       if (tuned_online(last->decision, last->info.bytes, state->size())) {
         return run_tuned(call, *state, state->size(), last->info);
       }

@@ -6,7 +6,7 @@
 //    (no count), straight to PMPI_Bcast. Loads and compares, no stack frame: the whole
 //    path's five frames push registers right behind the library's last stores (a barrier's,
 //    say) and cost a 64 B deferral to Open MPI's coll sm 0.86-0.95x of its time
-//    (docs/benchmarks/call-path/);
+//    (git show 36aaa05^:docs/benchmarks/call-path/);
 //  - where it ran copies at once (CopiesAtOnce, mpi/run/broadcast_run.hpp), through those
 //    copies again, one call away (copies_again).
 // And a nonblocking (not persistent) repeat of the last nonblocking call, decided for the

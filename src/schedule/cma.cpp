@@ -1,6 +1,6 @@
 // cma: a broadcast among the ranks of one node in which every reader copies the message
 // once, straight from the buffer of the rank it reads from, by Linux cross-memory attach
-// (process_vm_readv), run by src/mpi/run/executor_cross.cpp (docs/algorithms.md#cma-new). The
+// (process_vm_readv), run by src/mpi/run/executor_cross.cpp (docs/algorithms.md#cma). The
 // shared window carries only each rank's buffer address, how many of the message's bytes
 // it holds and whether it is done; no byte passes through a second buffer, where shm copies
 // every byte twice (into the window, out of it).
@@ -21,7 +21,7 @@ namespace leancast::detail {
 // its memory's read bandwidth and its page-table lock. 8 keeps a node of up to 9 ranks one
 // level deep (P = 2-9: every reader copies from the root, as xhc does within a NUMA
 // domain). Not tuned beyond P = 4; on a 16-core node cma trailed shm from P = 4
-// (docs/algorithms.md#cma-new).
+// (docs/algorithms.md#cma).
 constexpr int kCmaFanout = 8;
 
 TreePlace cma_tree_place(int q, int procs) {

@@ -7,7 +7,7 @@
 // copies k parts of a segment as each reader does. Readers that serve others read whole
 // segments (their own readers read what they hold, which must grow without gaps), and only
 // the root writes: every other source is busy reading. Run by
-// src/mpi/run/executor_cross.cpp (docs/algorithms.md#cma-split-new).
+// src/mpi/run/executor_cross.cpp (docs/algorithms.md#cma-split).
 //
 // As data: cma's pipelined tree over k + 1 blocks a segment, in two phases: "cma", whose
 // receives are reads by the receiver, and "cma:write", whose sends are the root's writes

@@ -33,10 +33,10 @@ constexpr std::uint64_t kMaxRadix = std::uint64_t{1} << 20;
 constexpr std::uint64_t kMaxBlocks = std::uint64_t{1} << 20;
 // shm's segment is a slot of its shared window (src/mpi/run/shared_window.hpp), which holds
 // 8 of the largest: 1 MiB keeps the window at a few MiB per node. 64 KiB measured best
-// from 1 MiB on at P = 2 and 4 here (docs/algorithms.md#shm-new); below, one slot is one
+// from 1 MiB on at P = 2 and 4 here (docs/algorithms.md#shm); below, one slot is one
 // segment whatever its size. 8 KiB is tuned too: at 16 KiB, P = 2, it pipelines a broadcast in
 // two segments, and was the one shm at or above Open MPI's coll sm under both methods
-// (docs/benchmarks/within-node).
+// (evidence/within-node-2core.jsonl.gz).
 constexpr std::uint64_t kDefaultShmSegmentBytes = 64 << 10;
 constexpr std::uint64_t kMaxShmSegmentBytes = std::uint64_t{1} << 20;
 // cma's segment is one process_vm_readv, which pins and copies the source's pages itself:

@@ -1,5 +1,5 @@
 // shm: a broadcast among the ranks of one node through a window of shared memory, run by
-// src/mpi/run/executor_shared.cpp (the design and its measurements: docs/algorithms.md#shm-new).
+// src/mpi/run/executor_shared.cpp (the design and its measurements: docs/algorithms.md#shm).
 // The message is cut into segments; the root copies each segment once into a slot of the
 // window and every other rank copies it out, so the root's work does not grow with the
 // ranks, no message is matched, and no rank pins another's pages.

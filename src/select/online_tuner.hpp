@@ -37,7 +37,7 @@ struct TuneSettings {
 inline constexpr double kTuneMargin = 0.05;
 
 // Within-node candidates that copy through the kernel (cma, cma-split: a system call per
-// segment) are tried only from this size. On the 2-core VM of docs/benchmarks/within-node
+// segment) are tried only from this size. On the 2-core VM of evidence/within-node-2core.jsonl.gz
 // they took 1.4-2.2 us a broadcast at 64 B-4 KiB where shm took 0.2-1.1 us, won no cell
 // below 8 KiB in any run there, and their trials cost short jobs most (MPICH, P = 2, 4 KiB:
 // the 1000-broadcast job 0.855x MPI_Bcast's time with cma and cma-split on trial, 6d62690).

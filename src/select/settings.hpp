@@ -51,7 +51,7 @@ struct Settings {
   int window = 0;       // LEANCAST_WINDOW; 0: the executor's default
   int send_window = 0;  // LEANCAST_SEND_WINDOW; 0: the executor's default
   // LEANCAST_STREAM_ABOVE; off: never. 8 MiB: from there streaming cost nothing measurable
-  // where the buffer stayed cached and gained where it did not (docs/algorithms.md#shm-new).
+  // where the buffer stayed cached and gained where it did not (docs/algorithms.md#shm).
   std::uint64_t stream_above = std::uint64_t{8} << 20;
   bool progress_thread = false;       // LEANCAST_PROGRESS_THREAD (nonblocking broadcasts)
   bool tune_online = false;           // LEANCAST_TUNE=online

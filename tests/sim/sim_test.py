@@ -30,8 +30,8 @@
    per-message costs: SMPI moves even an eager message only once its receive is posted,
    and MPICH's ring (MPI_Sendrecv) pays the send cost before it posts its receive, while
    leancast posts its receives first, so with the send cost the same messages take 23 %
-   longer in MPICH's code at 12288 bytes (docs/one-node-model.md).
-5. One node ranks the algorithms as the real 16-core node does (docs/one-node-model.md):
+   longer in MPICH's code at 12288 bytes (docs/benchmarks.md#the-one-node-model-against-the-real-node).
+5. One node ranks the algorithms as the real 16-core node does (docs/benchmarks.md#the-one-node-model-against-the-real-node):
    at P = 16, 1 MiB, linear (the root's 15 messages share its send port) is slower than
    binomial, two-tree and pipeline-chain, and the JSON records the layout.
 6. --method sync times a broadcast without the barrier's skew: SMPI's binomial tree of 1 KiB

@@ -12,7 +12,7 @@ change to an executor, an algorithm or the model that makes the table stale show
 not as a silently wrong table.
 
 The large-scale section (P = 182 to 5793, measured at 256 to 4096 with --method sync,
-docs/large-scale.md) is replayed at the smallest P its rules claim, where simulating is
+docs/benchmarks.md#beyond-181-ranks) is replayed at the smallest P its rules claim, where simulating is
 cheapest: P = 182 (the rules measured at 256) and P = 363 (at 512), at sizes that fall
 under different rules (at 363 only 2 KiB, the one rule there that P = 182's do not name),
 with MPICH's own ring among the library's (SMPI's

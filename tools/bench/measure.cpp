@@ -131,8 +131,8 @@ std::uint64_t CellRunner::verify(const Broadcaster& bcast, int bytes, int salt) 
   return total;
 }
 
-// On the VM of docs/benchmarks/within-node the kernel's first cross-memory copy from or into
-// a page costs several microseconds more than later ones (cma-split at 16 MiB, Open MPI, 64
+// On the VM of evidence/within-node-2core.jsonl.gz the kernel's first cross-memory copy from or
+// into a page costs several microseconds more than later ones (cma-split at 16 MiB, Open MPI, 64
 // rotated buffers: 13.1 and 11.8 ms a broadcast in repetitions that met buffers it had not
 // copied yet, 1.0-2.2 ms after a warm-up of 70), and a page left idle for some seconds is slow
 // to touch again (a write per page of a GiB: 0.07-0.13 s after a 10 s pause, 0.007 s right

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The one-node model against the real 16-core node (docs/one-node-model.md).
+"""The one-node model against the real 16-core node (docs/benchmarks.md#the-one-node-model-against-the-real-node).
 
 Simulates P = 16, 8 and 4 ranks on one hornet node with leancast-sim, for the new model
 (one host per core, per-message costs: the default) and the old one (one host per node,

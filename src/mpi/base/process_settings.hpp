@@ -13,7 +13,7 @@ namespace leancast::detail {
 
 // The settings once read (nullptr before they are). Every broadcast asks, so the
 // question is inline: one load, where a call into the library cost 5-14 ns a broadcast
-// (docs/benchmarks/call-path/).
+// (git show 36aaa05^:docs/benchmarks/call-path/).
 extern std::atomic<const Settings*> settings_read;
 const Settings& read_process_settings();
 

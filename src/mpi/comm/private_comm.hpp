@@ -226,8 +226,8 @@ int private_comm(MPI_Comm user, PrivateComm*& out);
 // The private state of `user` if one was made, else nullptr in `out`; never communicates.
 // Returns an MPI error code. Each thread remembers the last one it found, so that
 // broadcasts repeated on one communicator skip MPI_Comm_get_attr (about 20 ns with Open
-// MPI 4.1: docs/benchmarks/call-path/); freeing any private state forgets it (a freed
-// communicator's handle may come back for another). The remembered lookup is inline.
+// MPI 4.1: git show 36aaa05^:docs/benchmarks/call-path/); freeing any private state forgets it (a
+// freed communicator's handle may come back for another). The remembered lookup is inline.
 int find_private_comm(MPI_Comm user, PrivateComm*& out);
 
 #ifndef LEANCAST_SMPI

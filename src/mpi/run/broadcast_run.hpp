@@ -160,7 +160,8 @@ class BroadcastRun {
   bool opened_ = false;
   std::unique_ptr<MessageRun> messages_;
   // The copies, held in place (a heap allocation per broadcast was a fifth of a small shm
-  // broadcast's time, docs/benchmarks/call-path); copies_ points at the one in use.
+  // broadcast's time, git show 36aaa05^:docs/benchmarks/call-path); copies_ points at the one in
+  // use.
   std::optional<SharedProgress> shared_copies_;
   std::optional<CrossProgress> cross_copies_;
   CopyRun* copies_ = nullptr;
@@ -174,14 +175,16 @@ class BroadcastRun {
 // predefined type without gaps), through a window that is there. It runs the copies'
 // executor (SharedProgress or CrossProgress, the objects BroadcastRun holds) to its end at
 // once, without BroadcastRun's stages: making and unmaking a run was 110 of the 280 ns a 64 B
-// shm broadcast took (docs/benchmarks/call-path/summary.md#the-fourth-cut-copies-at-once-c8dbd4d).
+// shm broadcast took (git show
+// 36aaa05^:docs/benchmarks/call-path/summary.md#the-fourth-cut-copies-at-once-c8dbd4d).
 //
 // Each communicator keeps one (PrivateComm::copies_at_once), aimed at the shape it last ran,
 // and a repeat of that shape runs it again with only the buffer new: a broadcast that follows
 // a barrier issues its stores behind the barrier's last store to a line another core reads,
 // and once the core's store queue is full it stalls until that line comes back (150-200 ns
 // after Open MPI's coll sm barrier on this VM). A 64 B shm broadcast made afresh stored 173
-// words on the root, and 60 again (docs/benchmarks/call-path/summary.md, the sixth cut).
+// words on the root, and 60 again (git show 36aaa05^:docs/benchmarks/call-path/summary.md, the
+// sixth cut).
 class CopiesAtOnce {
  public:
   // Whether `plan` runs this way where its window is there.

@@ -46,8 +46,8 @@ namespace {
 // line into the cache (read for ownership), so copying n bytes moves 3n through memory
 // (read the source, read and write the destination) where streaming moves 2n. glibc's
 // memcpy streams only copies above its own threshold (114 MiB on the VM of
-// docs/benchmarks/shm-stream), and a shm reader copies one segment at a time. Streamed
-// stores are weakly ordered: after its last streamed copy of a broadcast the rank calls
+// git show 36aaa05^:docs/benchmarks/shm-stream), and a shm reader copies one segment at a time.
+// Streamed stores are weakly ordered: after its last streamed copy of a broadcast the rank calls
 // stream_fence, so that whatever it stores next (a flag of the user's) cannot pass them;
 // not after each copy, since a fence waits until the stores have reached memory and the
 // slot it read from does not need them there. x86-64 only (SSE2 is part of it); elsewhere

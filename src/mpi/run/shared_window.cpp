@@ -34,11 +34,11 @@ std::string fresh_name() {
 // Maps the object `fd` names and reads one byte of each page; the descriptor is closed either
 // way. errno on failure.
 // MAP_POPULATE maps every page now, at the window's making. Yet on the VM of
-// docs/benchmarks/within-node a process's first access to each mapped page, read or write,
+// evidence/within-node-2core.jsonl.gz a process's first access to each mapped page, read or write,
 // still took about 4.5 us (no fault counted in the process: the cost lies below the guest's
 // kernel), so that calls 2-16 of a fresh communicator's shm broadcasts of 1 KiB took
-// 20.7 us each against 0.31 us with this read (docs/benchmarks/shm-first-calls), and online
-// tuning's trials, which fall on a window's first slots, lost shm below 16 KiB. Reading
+// 20.7 us each against 0.31 us with this read (git show 36aaa05^:docs/benchmarks/shm-first-calls),
+// and online tuning's trials, which fall on a window's first slots, lost shm below 16 KiB. Reading
 // every page here moves that cost to the window's making, which no trial times and which is
 // collective anyway. Reading changes nothing: no other member
 // uses the window before every member has mapped it (WindowSetup's second round).

@@ -50,14 +50,14 @@ namespace leancast::detail {
 // Slots in a window: as many as fit kSharedSlotBudget bytes of data, from 8 to 16. A writer
 // runs at most slots() segments ahead of its slowest reader, and learns that one is free
 // only through a cache line's round trip between cores (1.3-1.8 us on the VM of
-// docs/benchmarks/within-node): back-to-back broadcasts of 64 B with 8 slots ran at 8 per
+// evidence/within-node-2core.jsonl.gz): back-to-back broadcasts of 64 B with 8 slots ran at 8 per
 // round trip, 0.83-1.25x Open MPI's vader (whose ring holds many small messages), with 16
-// 1.66-2.04x, with 64-256 2.05-2.20x (docs/benchmarks/shm-slots). Every page of a window
-// costs each member a few microseconds when the window is made on that VM (map() in
+// 1.66-2.04x, with 64-256 2.05-2.20x (git show 36aaa05^:docs/benchmarks/shm-slots). Every page of a
+// window costs each member a few microseconds when the window is made on that VM (map() in
 // shared_window.cpp), so no more than 16, and 512 KiB of data: 16 slots up to 32 KiB, 8
 // from 64 KiB (8 and 16 slots of 64 KiB ran alike from 64 KiB there; a window of 16 took
-// 4.0-4.5 ms to make, of 8 2.1-2.6 ms: docs/benchmarks/shm-first-calls). Large slots stay
-// at 8, as MPICH's release_gather keeps 4 cells (of 32 KiB by default), so that a window
+// 4.0-4.5 ms to make, of 8 2.1-2.6 ms: git show 36aaa05^:docs/benchmarks/shm-first-calls). Large
+// slots stay at 8, as MPICH's release_gather keeps 4 cells (of 32 KiB by default), so that a window
 // stays at a few MiB per node.
 constexpr std::uint64_t kMinSharedSlots = 8;
 constexpr std::uint64_t kMaxSharedSlots = 16;

@@ -5,8 +5,8 @@
 // Each number is a published figure of the hardware (approximate, as noted), an
 // assumption (said so), or FITTED to one of the paper's measurements
 // (docs/paper-reproduction.md shows the fit and how close the rest of the model lands) or
-// to the real 16-core node's (docs/one-node-model.md: the per-rank ports and the
-// per-message costs).
+// to the real 16-core node's (docs/benchmarks.md#the-one-node-model-against-the-real-node: the
+// per-rank ports and the per-message costs).
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
@@ -39,8 +39,8 @@ constexpr leancast::sim::NodeModel kHornetNode{
     // FITTED: the port all of a rank's outgoing messages share (concurrent readers of one
     // process contend). 12 GB/s puts linear at P = 16 on one node at 0.29-0.48x Open MPI's
     // MPI_Bcast at all six sizes 1 KiB-4 MiB, as the real 16-core node measured 0.28-0.48x
-    // (docs/one-node-model.md, fact F1); 10 GB/s gives 0.24x from 1 MiB, 15 GB/s 0.54x
-    // at 16 KiB.
+    // (docs/benchmarks.md#the-one-node-model-against-the-real-node, fact F1); 10 GB/s gives 0.24x
+    // from 1 MiB, 15 GB/s 0.54x at 16 KiB.
     .send_bandwidth = 12e9,
     // ~0.4 us intra-node MPI latency (typical Cray MPICH figure): two core links.
     .core_latency = 0.2e-6,
@@ -74,7 +74,7 @@ constexpr double kLinksPerChassisPair = 3;
 // (~5 GB/s) but come in bundles; up to the paper's 256 ranks (11 nodes, one chassis) no two
 // routes of a ring step share one.
 constexpr double kLinkBandwidth = 10e9, kLinkLatency = 0.13e-6;
-// Between groups (docs/large-scale.md#the-large-scale-model). PUBLISHED: 10 optical links
+// Between groups (docs/benchmarks.md#beyond-181-ranks). PUBLISHED: 10 optical links
 // per Aries, each 3 lanes of 12.5 Gb/s, ~4.7 GB/s per direction. ASSUMED: every optical
 // port cabled (Cray sells fewer; Hornet's cabling is not published), and Aries' adaptive
 // routing spreading a group's traffic to other groups over all of them (through third
@@ -103,9 +103,9 @@ std::string link_name(const char* what, std::initializer_list<unsigned long> at)
 // link from chassis 0's router in that slot instead of the current one, so a route out of
 // chassis 1-5 that changes slot crossed chassis 0's copper links, or none when it went to
 // chassis 0. Up to 64 nodes (all in chassis 0) the two differ by at most 0.9 % in the
-// cells docs/large-scale.md compares, most to the 0.1 us shown. Between groups SimGrid's
-// dragonfly has one link (of `links` times the bandwidth) per pair of groups on one router
-// each, which every route between the two crosses, with the router links next to it: a
+// cells docs/benchmarks.md#beyond-181-ranks compares, most to the 0.1 us shown. Between groups
+// SimGrid's dragonfly has one link (of `links` times the bandwidth) per pair of groups on one
+// router each, which every route between the two crosses, with the router links next to it: a
 // group's whole traffic to another through one router; here the global links above carry it.
 void build_network(unsigned long nodes) {
   namespace sim = leancast::sim;

@@ -44,7 +44,8 @@ void add_node_host(sg4::NetZone* zone, unsigned long node, const NodeModel& mode
 }
 
 // The send port's bandwidth: the model's, or LEANCAST_SIM_SEND_BANDWIDTH (bytes/s), which
-// exists only for the calibration sweep of docs/one-node-model.md.
+// exists only for the calibration sweep of
+// docs/benchmarks.md#the-one-node-model-against-the-real-node.
 double send_bandwidth(const NodeModel& model) {
   const char* value = std::getenv("LEANCAST_SIM_SEND_BANDWIDTH");
   const double given = value != nullptr ? std::strtod(value, nullptr) : 0;

@@ -1,9 +1,9 @@
 // One compute node of a simulated platform: its ranks share a memory bus, and a network
 // interface leads to the interconnect. Two ways to lay it out (LEANCAST_SIM_HOSTS):
 //   cores (default): every core is a host of its own with one send port and one receive
-//          port, which all of its rank's concurrent messages share (docs/one-node-model.md);
-//          MPI then sees one rank per node, so leancast-sim tells leancast the nodes
-//          through LEANCAST_RANKS_PER_NODE;
+//          port, which all of its rank's concurrent messages share
+//          (docs/benchmarks.md#the-one-node-model-against-the-real-node); MPI then sees one rank
+//          per node, so leancast-sim tells leancast the nodes through LEANCAST_RANKS_PER_NODE;
 //   nodes: the node is one SimGrid host with one core per rank, so SMPI's
 //          MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) and its SMP-aware collectives see the
 //          node; a message's copy limit then applies per message, not per rank (a
