@@ -6,11 +6,19 @@
 // them), user point-to-point traffic and other algorithms' broadcasts interleaved,
 // node-aware:X/LEVEL (run with LEANCAST_RANKS_PER_NODE), a derived datatype, a rank that
 // disagrees on the count; for cma and cma-split, a rank denied cross-memory attach making
-// every rank fall back to shm together.
+// every rank fall back to shm together; a stale object under the name the next window would
+// take (ShmNames).
+#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <algorithm>
-#include <numeric>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
 
 #include <leancast/leancast.h>
 #include <leancast/leancast.hpp>
@@ -277,6 +285,53 @@ TEST(Cma, ADeniedRankMakesEveryRankFallBackTogether) {
   EXPECT_EQ(wrong_bytes(comm, "cma", 300000, procs - 1, 950), 0u);
   EXPECT_EQ(wrong_bytes(comm, "cma-split", 300001, 0, 951), 0u);
   EXPECT_EQ(detail::cma_runs_as_shm(), before + 6) << "rank " << rank;
+  MPI_Comm_free(&comm);
+}
+
+// The objects in /dev/shm whose names begin with `prefix` (their names without the '/').
+std::vector<std::string> shm_objects(const std::string& prefix) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm")) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) == 0) names.push_back(name);
+  }
+  return names;
+}
+
+// Another process's object under the name the next window would take (a job killed before
+// it unlinked its objects, of a process with rank 0's PID; LEANCAST_TEST_SHM_NAME makes
+// that name the first tried): the window is made under another name and every broadcast
+// delivers; the object is left as it was, and the window's own is unlinked once made.
+TEST(ShmNames, AStaleObjectUnderTheNextNameIsLeftAlone) {
+  const int procs = world_size(), rank = world_rank();
+  const std::string stale = "/leancast-stale-" + std::to_string(getpid());
+  const char marker[] = "someone else's";
+  int fd = -1;
+  if (rank == 0) {
+    fd = shm_open(stale.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+    ASSERT_GE(fd, 0) << stale << ": " << std::strerror(errno);
+    ASSERT_EQ(write(fd, marker, sizeof marker), static_cast<ssize_t>(sizeof marker));
+    setenv("LEANCAST_TEST_SHM_NAME", stale.c_str(), 1);
+  }
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(wrong_bytes(comm, "shm", 1000 + 90000 * i, i % procs, 700 + i), 0u) << i;
+  }
+  if (rank == 0) {
+    unsetenv("LEANCAST_TEST_SHM_NAME");
+    struct stat status {};
+    char seen[sizeof marker] = {};
+    EXPECT_EQ(fstat(fd, &status), 0);
+    EXPECT_EQ(status.st_size, static_cast<off_t>(sizeof marker));
+    EXPECT_EQ(pread(fd, seen, sizeof seen, 0), static_cast<ssize_t>(sizeof seen));
+    EXPECT_STREQ(seen, marker);
+    close(fd);
+    EXPECT_EQ(shm_objects(stale.substr(1)).size(), 1u);
+    EXPECT_EQ(shm_unlink(stale.c_str()), 0);
+    const std::vector<std::string> left = shm_objects("leancast-" + std::to_string(getpid()) + "-");
+    EXPECT_TRUE(left.empty()) << left.front();
+  }
   MPI_Comm_free(&comm);
 }
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <utility>
 
 #include <fmt/format.h>
@@ -25,11 +27,32 @@ constexpr std::uint64_t kMinSlotBytes = 4096;
 
 std::atomic<std::size_t> mappings_alive{0};
 
-// A name no other object on the machine has: the process and a count.
+// 64 bits no other process can foresee. The process and a count alone named objects that
+// another process held: a job killed before it unlinked its objects left them in /dev/shm,
+// and PIDs recycle (in containers they are small), so a later process of the same PID, or
+// one in another PID namespace sharing /dev/shm, met them and could not make a window.
+std::uint64_t random_bits() {
+  std::uint64_t bits = 0;
+  if (getrandom(&bits, sizeof bits, GRND_NONBLOCK) == static_cast<ssize_t>(sizeof bits)) {
+    return bits;
+  }
+  // No getrandom (an old kernel, a seccomp filter): the clock and an address, which differ
+  // between processes enough to be retried past (create()).
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  return (static_cast<std::uint64_t>(now.tv_sec) << 32) ^ static_cast<std::uint64_t>(now.tv_nsec) ^
+         (static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&bits)) << 12);
+}
+
+// A name for a new object: the process and a count, to tell whose it is, and random bits.
 std::string fresh_name() {
   static std::atomic<unsigned> made{0};
-  return fmt::format("/leancast-{}-{}", static_cast<long>(getpid()), made.fetch_add(1));
+  return fmt::format("/leancast-{}-{}-{:016x}", static_cast<long>(getpid()), made.fetch_add(1),
+                     random_bits());
 }
+
+// Names tried before the group's first member gives up (each exists already: EEXIST).
+constexpr int kNameTries = 8;
 
 // Maps the object `fd` names and reads one byte of each page; the descriptor is closed either
 // way. errno on failure.
@@ -157,10 +180,23 @@ WindowSetup::~WindowSetup() {
 }
 
 // The group's first member: the object, at its full size (posix_fallocate: a /dev/shm
-// too small fails here, not with SIGBUS at the first copy), zeroed by the system.
+// too small fails here, not with SIGBUS at the first copy), zeroed by the system. A name
+// that exists is someone else's object: left alone, and another name tried.
+// LEANCAST_TEST_SHM_NAME=NAME makes NAME the first name tried, for the test of a stale
+// object under the next name.
 void WindowSetup::create() {
-  const std::string name = fresh_name();
-  const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  const char* forced = std::getenv("LEANCAST_TEST_SHM_NAME");
+  std::string name;
+  int fd = -1;
+  for (int tries = 0; fd < 0 && tries < kNameTries; ++tries) {
+    name = tries == 0 && forced != nullptr && forced[0] != '\0' ? forced : fresh_name();
+    if (name.size() >= sizeof mine_.name) {
+      mine_.error = ENAMETOOLONG;
+      return;
+    }
+    fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0 && errno != EEXIST) break;
+  }
   if (fd < 0) {
     mine_.error = errno;
     return;
