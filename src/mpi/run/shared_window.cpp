@@ -159,24 +159,33 @@ WindowSetup::WindowSetup(MPI_Comm comm, int rank, SharedWindow& window, std::uin
   int size = 0;
   MPI_Comm_size(comm, &size);
   all_.resize(static_cast<std::size_t>(size));
+  all_made_.resize(static_cast<std::size_t>(size));
   mine_.rank = rank;
   mine_.pid = static_cast<std::int64_t>(getpid());
   mine_.probe = reinterpret_cast<std::uintptr_t>(&probe_word);
   mine_.sink = reinterpret_cast<std::uintptr_t>(&probe_sink);
   mine_.bytes = static_cast<std::int64_t>(SharedWindow::bytes_for(window.members(), slot_bytes));
-  if (window.member() == 0) create();
-  if (int rc = PMPI_Iallgather(&mine_, sizeof mine_, MPI_BYTE, all_.data(), sizeof mine_, MPI_BYTE,
-                               comm_, &request_);
-      rc != MPI_SUCCESS) {
-    error_ = rc;
-    phase_ = 2;
-  }
+  posted(PMPI_Iallgather(&mine_, sizeof mine_, MPI_BYTE, all_.data(), sizeof mine_, MPI_BYTE, comm_,
+                         &request_));
 }
 
 WindowSetup::~WindowSetup() {
   // A collective cannot be cancelled: one the others take part in is completed.
   if (request_ != MPI_REQUEST_NULL) PMPI_Wait(&request_, MPI_STATUS_IGNORE);
-  if (mine_.name[0] != '\0') shm_unlink(mine_.name);
+  unlink_created();
+}
+
+// A round posted (true), or the setup ends with the code of the call that failed.
+bool WindowSetup::posted(int rc) {
+  if (rc == MPI_SUCCESS) return true;
+  error_ = rc;
+  phase_ = 3;
+  return false;
+}
+
+void WindowSetup::unlink_created() {
+  if (!created_.empty()) shm_unlink(created_.c_str());
+  created_.clear();
 }
 
 // The group's first member: the object, at its full size (posix_fallocate: a /dev/shm
@@ -190,74 +199,76 @@ void WindowSetup::create() {
   int fd = -1;
   for (int tries = 0; fd < 0 && tries < kNameTries; ++tries) {
     name = tries == 0 && forced != nullptr && forced[0] != '\0' ? forced : fresh_name();
-    if (name.size() >= sizeof mine_.name) {
-      mine_.error = ENAMETOOLONG;
+    if (name.size() >= sizeof made_.name) {
+      made_.error = ENAMETOOLONG;
       return;
     }
     fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) {
-    mine_.error = errno;
+    made_.error = errno;
     return;
   }
-  std::snprintf(mine_.name, sizeof mine_.name, "%s", name.c_str());
+  created_ = name;
   int failed = posix_fallocate(fd, 0, mine_.bytes);
   if (failed == EOPNOTSUPP || failed == EINVAL)
     failed = ftruncate(fd, mine_.bytes) == 0 ? 0 : errno;
   if (failed != 0) {
     close(fd);
-    mine_.error = failed;
-    return;
+  } else {
+    failed = map(fd, static_cast<std::uint64_t>(mine_.bytes), mapped_);
   }
-  mine_.error = map(fd, static_cast<std::uint64_t>(mine_.bytes), mapped_);
+  // No member maps an object whose maker failed, nor one of a group of one: its name can go.
+  if (failed != 0 || window_.members() == 1) unlink_created();
+  made_.error = failed;
+  if (failed == 0) std::snprintf(made_.name, sizeof made_.name, "%s", name.c_str());
 }
 
 // The other members: the first member's object, by the name it sent.
 void WindowSetup::open_leader() {
   const Record& leader = all_[static_cast<std::size_t>(window_.rank_of(0))];
-  if (leader.error != 0 || leader.name[0] == '\0') {
+  const Made& made = all_made_[static_cast<std::size_t>(window_.rank_of(0))];
+  if (made.error != 0 || made.name[0] == '\0') {
     why_ = fmt::format("shm: rank {} could not make {} bytes of shared memory: {}", leader.rank,
-                       leader.bytes, std::strerror(leader.error));
+                       leader.bytes, std::strerror(made.error));
     return;
   }
   if (window_.member() == 0) return;  // mapped it when it made it
-  const int fd = shm_open(leader.name, O_RDWR, 0);
+  const int fd = shm_open(made.name, O_RDWR, 0);
   const int failed = fd < 0 ? errno : map(fd, static_cast<std::uint64_t>(leader.bytes), mapped_);
   if (failed != 0) {
     why_ = fmt::format(
         "shm: ranks that would broadcast through one shared window do not share "
         "memory (rank {} cannot map rank {}'s {}: {}); shm works within one node, "
         "node-aware:BETWEEN/shm across nodes",
-        rank_, leader.rank, leader.name, std::strerror(failed));
+        rank_, leader.rank, made.name, std::strerror(failed));
   }
 }
 
 bool WindowSetup::step() {
-  if (phase_ == 2) return true;
+  if (phase_ == 3) return true;
   int done = 0;
-  if (int rc = PMPI_Test(&request_, &done, MPI_STATUS_IGNORE); rc != MPI_SUCCESS) {
-    error_ = rc;
-    phase_ = 2;
-    return true;
-  }
+  if (!posted(PMPI_Test(&request_, &done, MPI_STATUS_IGNORE))) return true;
   if (!done) return false;
   if (phase_ == 0) {
+    // Every rank has come: only now is there an object, so that a rank that never comes
+    // (killed, or waiting elsewhere until the job is killed) leaves none in /dev/shm.
+    if (window_.member() == 0) create();
+    phase_ = 1;
+    return !posted(PMPI_Iallgather(&made_, sizeof made_, MPI_BYTE, all_made_.data(), sizeof made_,
+                                   MPI_BYTE, comm_, &request_));
+  }
+  if (phase_ == 1) {
     open_leader();
     ok_[0] = mapped_ ? 1 : 0;
     const int denied = mapped_ ? probe_cross() : 0;
     ok_[1] = denied == 0 ? INT_MAX : rank_ * 256 + std::min(denied, 255);
-    if (int rc = PMPI_Iallreduce(ok_, everywhere_, 2, MPI_INT, MPI_MIN, comm_, &request_);
-        rc != MPI_SUCCESS) {
-      error_ = rc;
-      phase_ = 2;
-      return true;
-    }
-    phase_ = 1;
-    return false;
+    phase_ = 2;
+    return !posted(PMPI_Iallreduce(ok_, everywhere_, 2, MPI_INT, MPI_MIN, comm_, &request_));
   }
   finish();
-  phase_ = 2;
+  phase_ = 3;
   return true;
 }
 
@@ -288,8 +299,7 @@ int WindowSetup::probe_cross() const {
 
 void WindowSetup::finish() {
   // Every member has mapped the object or failed to: its name can go.
-  if (mine_.name[0] != '\0') shm_unlink(mine_.name);
-  mine_.name[0] = '\0';
+  unlink_created();
   if (everywhere_[0]) {
     std::vector<long> pids;
     for (int m = 0; m < window_.members(); ++m) {

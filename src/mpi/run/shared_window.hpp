@@ -8,9 +8,14 @@
 // collective without a nonblocking form, and a window has to be made inside nonblocking
 // broadcasts, which may not wait for other ranks (nonblocking.hpp). Making one is an
 // exchange of nonblocking collectives over the private communicator (WindowSetup): every
-// rank posts what it made, then whether it could map its group's memory; the ranks of the
-// whole communicator so learn together whether every group has a window, and where one
-// does not (ranks on several nodes, no /dev/shm), they all fall back or fail together.
+// rank posts its process, then each group's first rank the object it made, then every rank
+// whether it could map its group's memory; the ranks of the whole communicator so learn
+// together whether every group has a window, and where one does not (ranks on several
+// nodes, no /dev/shm), they all fall back or fail together. The object is made only once
+// every rank has come to the setup, and unlinked once every member has mapped it (at once
+// where something failed): a job killed while a rank had not come to the setup (killed, or
+// stuck elsewhere until a timeout) leaves nothing in /dev/shm, nor one killed once the window
+// is made; only a kill within the setup's last two rounds can.
 //
 // Layout, every field on its own cache line so that no two writers share one:
 //   consumed[member]  how many segments the member has done, counted since the window was
@@ -184,8 +189,9 @@ class SharedWindow {
 
 // Making or growing the windows of one kind (the communicator's, or each node's) with slots
 // of at least `slot_bytes`: every rank of the private communicator takes part, at the same
-// broadcast. begin() creates the group's memory on its first rank and posts the exchange;
-// step() advances it without waiting (false while it goes on). Then error() is
+// broadcast. The constructor posts the exchange; step() advances it without waiting (false
+// while it goes on), creating the group's memory on its first rank once every rank has
+// posted its record, and unlinking it once every rank has mapped its group's. Then error() is
 // MPI_SUCCESS, and `window` has its new memory, on every rank, or on every rank an error:
 // MPI_ERR_UNSUPPORTED_OPERATION with why() where some group could not share memory, or
 // the failed collective's code.
@@ -204,17 +210,23 @@ class WindowSetup {
 
   // What each rank tells the others in the first round.
   struct Record {
-    char name[48];       // the shared-memory object its group's first rank made ("": none)
-    std::int32_t error;  // errno of what failed on this rank; 0: none
     std::int32_t rank;
+    std::int32_t unused;
     std::int64_t bytes;
     std::int64_t pid;
     std::uint64_t probe;  // address of a word the others read to test cross-memory attach
     std::uint64_t sink;   // and of one they write (cma-split's sources write)
   };
+  // And in the second.
+  struct Made {
+    char name[48];       // the shared-memory object its group's first rank made ("": none)
+    std::int32_t error;  // errno of what failed on this rank; 0: none
+  };
 
  private:
+  bool posted(int rc);
   void create();
+  void unlink_created();
   void open_leader();
   int probe_cross() const;
   void finish();
@@ -223,10 +235,14 @@ class WindowSetup {
   int rank_;
   SharedWindow& window_;
   std::uint64_t slot_bytes_;
-  int phase_ = 0;  // 0: the records travel, 1: the agreement travels, 2: done
+  // 0: the records travel, 1: the objects' names, 2: the agreement, 3: done
+  int phase_ = 0;
   MPI_Request request_ = MPI_REQUEST_NULL;
   Record mine_{};
   std::vector<Record> all_;
+  Made made_{};
+  std::vector<Made> all_made_;
+  std::string created_;  // the object this rank made and has not unlinked yet
   SharedMapping mapped_;
   // What the ranks agree on (MPI_MIN): mapped, and the first rank that could not read
   // another's memory, as rank * 256 + errno (INT_MAX: none).
