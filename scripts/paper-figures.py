@@ -14,7 +14,6 @@ GROUP: a run's name without its -pP (fig6-hornet, fig7-hornet-rendezvous, ...) o
 (hornet-p64-vs-smpi). Every table is printed on stdout; paths are relative to the repository.
 """
 import argparse
-import gzip
 import importlib.machinery
 import importlib.util
 import json
@@ -23,6 +22,8 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools", "tune"))
+from leancast_tune import evidence  # noqa: E402  (the compact form's reading and writing)
 EVIDENCE = "evidence/paper-reproduction.jsonl"
 # The figures docs/paper-reproduction.md shows: (group, run or None for speedup-vs-procs, file).
 PLOTS = [("fig6-hornet", "fig6-hornet-p16", "paper-fig6-hornet-p16-bandwidth.png"),
@@ -32,10 +33,6 @@ PLOTS = [("fig6-hornet", "fig6-hornet-p16", "paper-fig6-hornet-p16-bandwidth.png
          ("fig8-hornet", "fig8-hornet-p129", "paper-fig8-hornet-p129-bandwidth.png")]
 # smpirun options every run has; the others (the rendezvous runs' eager limit) are kept.
 USUAL_CFG = ("smpi/simulate-computation:", "smpi/bcast:")
-
-
-def open_text(path, mode="rt"):
-    return (gzip.open if path.endswith(".gz") else open)(path, mode, encoding="utf-8")
 
 
 def relative_arg(arg):
@@ -78,8 +75,7 @@ def compact_run(path):
 
 
 def load(path=EVIDENCE):
-    with open_text(os.path.join(ROOT, path)) as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return evidence.read(os.path.join(ROOT, path))
 
 
 def group_of(name):
@@ -197,13 +193,11 @@ def main():
     sub.add_parser("plots").add_argument("dir", nargs="?", default=os.path.join(ROOT, "docs", "figures"))
     args = parser.parse_args()
     if args.what == "compact":
-        text = "".join(json.dumps(compact_run(p), separators=(",", ":")) + "\n"
-                       for p in sorted(args.files, key=lambda p: os.path.basename(p)))
+        lines = [compact_run(p) for p in sorted(args.files, key=lambda p: os.path.basename(p))]
         if args.out:
-            with open_text(args.out, "wt") as f:
-                f.write(text)
+            evidence.write(args.out, lines)
         else:
-            sys.stdout.write(text)
+            sys.stdout.write(evidence.dumps(lines))
         return
     runs = load()
     if args.what == "list":
