@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: builds leancast against Open MPI, against MPICH and for SimGrid's
-# SMPI, and runs CTest in each (the MPI-free tests once). Installs its Debian packages first.
+# SMPI, and runs CTest in each (the MPI-free tests once); then a subset under sanitizers
+# (sanitizer_build below). Installs its Debian packages first. LEANCAST_TEST_ONLY=sanitizers
+# runs the sanitizer part alone.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$LEANCAST_ROOT/scripts/install-deps.sh"
@@ -49,34 +51,129 @@ run_tests() {
   (cd "$LEANCAST_ROOT/build/$1" && ctest --output-on-failure --parallel 2 "${exclude[@]}")
 }
 
-status=0
-build openmpi
-echo "== built against openmpi (t = ${SECONDS} s)"
-# The MPICH and SMPI builds run beside the Open MPI tests, under the idle scheduling policy:
-# those tests leave a core idle for about half their time (launchers starting, ranks
-# waiting), which the compilers take, and give way to them otherwise.
-later_log="$LEANCAST_ROOT/build/later-flavours.log"
-mpich_built="$LEANCAST_ROOT/build/.mpich-built"
-rm -f "$mpich_built"
-(chrt --idle -p 0 $BASHPID > /dev/null; build mpich; echo "== built against mpich (t = ${SECONDS} s)"
- touch "$mpich_built"
- build smpi; echo "== built for smpi (t = ${SECONDS} s)") > "$later_log" 2>&1 &
-later=$!
-later_failed() {
-  echo "leancast: building the MPICH or SMPI flavour failed:" >&2
+# The sanitizer subsets (docs/testing.md#sanitizers), by build and test name: FLAVOUR.GROUP
+# with every process count of the group, or FLAVOUR.GROUP.PN. asan-*: AddressSanitizer with
+# UndefinedBehaviorSanitizer, against Open MPI and against MPICH: the nonblocking and
+# progress tests (the progress thread, its helper, blocking calls that step broadcasts, the
+# stress program), shared memory, errors (faults, fatal errors; Open MPI: bad input too) and
+# interposer programs. tsan-openmpi: ThreadSanitizer, against Open MPI (through
+# tests/sanitizers/tsan.supp): the tests in which leancast runs a second thread, but
+# progress_stress_threads (docs/testing.md#sanitizers says why). SANITIZER_TARGETS: what
+# they run, the only targets the sanitizer builds compile (the library aside).
+common='nonblocking\.P2|progress_(thread|helper|stress|stress_threads|stress_library_progress)|blocked_multiple|shm\.P[1-4]|shm_(nodes|streamed|names|killed|faults)|cma_split|errors_are_fatal|faults'
+declare -A SANITIZER_TESTS=(
+  [asan-openmpi]="$common|bcast\.P2|pmpi\.(progress_stress_shm|nonblocking_linked_and_preloaded|cxx_threads)"
+  [asan-mpich]="$common|pmpi\.(nonblocking_linked_and_preloaded|cxx_threads)"
+  [tsan-openmpi]='progress_(thread|helper)|blocked_multiple'
+)
+common='mpi_nonblocking_tests progress_stress mpi_shm_tests shm_killed mpi_fault_tests fatal_bad_root'
+declare -A SANITIZER_TARGETS=(
+  [asan-openmpi]="$common mpi_bcast_tests leancast_pmpi_openmpi progress_stress_plain
+                  bcast_nonblocking_linked bcast_threads"
+  [asan-mpich]="$common leancast_pmpi_mpich bcast_nonblocking_linked bcast_threads"
+  [tsan-openmpi]='mpi_nonblocking_tests'
+)
+unset common
+# The sanitizer builds, in the order their tests run: a test pass starts once its build is
+# there, the later builds going on beside it.
+SANITIZER_BUILDS=(asan-openmpi tsan-openmpi asan-mpich)
+declare -A SANITIZE=([asan]='address,undefined' [tsan]='thread')
+
+# sanitizer_build KIND-FLAVOUR: build/KIND-FLAVOUR, its tests' targets only, at -O1 without
+# debug information (a sanitizer's report names functions; tsan.supp names functions and
+# modules, never files), the MPI-free objects shared by the two asan builds through ccache.
+sanitizer_build() {
+  local kind=${1%%-*} flavour=${1#*-}
+  cmake -S "$LEANCAST_ROOT" -B "$LEANCAST_ROOT/build/$1" -DLEANCAST_MPI="$flavour" \
+    -DLEANCAST_SANITIZE="${SANITIZE[$kind]}" -DLEANCAST_MPI_FREE_TESTS=OFF \
+    -DLEANCAST_CALL_COST_BENCHES=OFF -DCMAKE_UNITY_BUILD=ON -DLEANCAST_WERROR=ON \
+    -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -DNDEBUG" \
+    > /dev/null
+  # shellcheck disable=SC2086  # the list of targets, split
+  cmake --build "$LEANCAST_ROOT/build/$1" -j "$JOBS" --target leancast ${SANITIZER_TARGETS[$1]} \
+    > /dev/null
+}
+
+# run_sanitizer_tests KIND-FLAVOUR. Both MPI libraries keep what they allocate until exit
+# (no leak detection). The interposer's programs are built with the sanitizer too, so its
+# runtime is loaded, after the preloaded interposer: AddressSanitizer is told not to insist
+# on coming first (ThreadSanitizer does not ask).
+run_sanitizer_tests() {
+  local kind=${1%%-*}
+  echo "== $kind tests against ${1#*-} (t = ${SECONDS} s)"
+  (cd "$LEANCAST_ROOT/build/$1" &&
+   ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+   TSAN_OPTIONS="halt_on_error=1 suppressions=$LEANCAST_ROOT/tests/sanitizers/tsan.supp" \
+   ctest --output-on-failure --parallel 2 --no-tests=error \
+     -R "^(openmpi|mpich)\.(${SANITIZER_TESTS[$1]})(\.P[0-9]+)?\$")
+}
+
+# Builds in the background, in order, each leaving build/.NAME-built; their output in
+# build/later-builds.log. wait_for_build NAME: until that build is there (exits if the
+# chain failed before it).
+later_log="$LEANCAST_ROOT/build/later-builds.log"
+later_builds() {
+  local name
+  for name in "$@"; do rm -f "$LEANCAST_ROOT/build/.$name-built"; done
+  for name in "$@"; do
+    case $name in
+      mpich | smpi) build "$name" ;;
+      *) sanitizer_build "$name" ;;
+    esac
+    echo "== built $name (t = ${SECONDS} s)"
+    touch "$LEANCAST_ROOT/build/.$name-built"
+  done
+}
+wait_for_build() {
+  while [[ ! -e "$LEANCAST_ROOT/build/.$1-built" ]] && kill -0 "$later" 2> /dev/null; do
+    sleep 1
+  done
+  [[ -e "$LEANCAST_ROOT/build/.$1-built" ]] && return
+  wait "$later" || true
+  echo "leancast: building $1 failed:" >&2
   cat "$later_log" >&2
   exit 1
 }
+run_sanitizer_passes() {
+  local name
+  for name in "${SANITIZER_BUILDS[@]}"; do
+    wait_for_build "$name"
+    run_sanitizer_tests "$name" || status=1
+  done
+}
+
+status=0
+if [[ ${LEANCAST_TEST_ONLY:-} == sanitizers ]]; then
+  later_builds "${SANITIZER_BUILDS[@]}" > "$later_log" 2>&1 &
+  later=$!
+  run_sanitizer_passes
+  wait "$later" || true
+  grep '^== built' "$later_log" || true
+  echo "== done (t = ${SECONDS} s)"
+  exit $status
+fi
+build openmpi
+echo "== built against openmpi (t = ${SECONDS} s)"
+# The MPICH, SMPI and sanitizer builds run beside the tests, under the idle scheduling
+# policy: the Open MPI tests leave a core idle for about half their time (launchers
+# starting, ranks waiting), which the compilers take, and give way to them otherwise.
+(chrt --idle -p 0 $BASHPID > /dev/null; later_builds mpich smpi "${SANITIZER_BUILDS[@]}") \
+  > "$later_log" 2>&1 &
+later=$!
 run_tests openmpi || status=1
 echo "== Open MPI tests done (t = ${SECONDS} s); waiting for the MPICH build"
-# The MPICH tests start once their build is there, and the SMPI build goes on beside them,
-# still idle: it takes the moments their launchers leave free.
-while [[ ! -e "$mpich_built" ]] && kill -0 "$later" 2> /dev/null; do sleep 1; done
-[[ -e "$mpich_built" ]] || { wait "$later" || true; later_failed; }
+# The MPICH tests start once their build is there, and the later builds go on beside them,
+# still idle: they take the moments the launchers leave free.
+wait_for_build mpich
 run_tests mpich || status=1
 echo "== MPICH tests done (t = ${SECONDS} s); waiting for the SMPI build"
-wait "$later" || later_failed
-grep '^== built' "$later_log" || true
+wait_for_build smpi
 run_tests smpi || status=1
+echo "== SMPI tests done (t = ${SECONDS} s); the sanitizer subsets"
+run_sanitizer_passes
+wait "$later" || true
+grep '^== built' "$later_log" || true
 echo "== done (t = ${SECONDS} s)"
 exit $status
