@@ -60,20 +60,20 @@ run_tests() {
 # tests/sanitizers/tsan.supp): the tests in which leancast runs a second thread, but
 # progress_stress_threads (docs/testing.md#sanitizers says why). SANITIZER_TARGETS: what
 # they run, the only targets the sanitizer builds compile (the library aside).
-common='nonblocking\.P2|progress_(thread|helper|stress|stress_threads|stress_library_progress)|blocked_multiple|shm\.P[1-4]|shm_(nodes|streamed|names|killed|faults)|cma_split|errors_are_fatal|faults'
+common_tests='nonblocking\.P2|progress_(thread|helper|stress|stress_threads|stress_library_progress)|blocked_multiple|shm\.P[1-4]|shm_(nodes|streamed|names|killed|faults)|cma_split|errors_are_fatal|faults'
 declare -A SANITIZER_TESTS=(
-  [asan-openmpi]="$common|bcast\.P2|pmpi\.(progress_stress_shm|nonblocking_linked_and_preloaded|cxx_threads)"
-  [asan-mpich]="$common|pmpi\.(nonblocking_linked_and_preloaded|cxx_threads)"
+  [asan-openmpi]="$common_tests|bcast\.P2|pmpi\.(progress_stress_shm|nonblocking_linked_and_preloaded|cxx_threads)"
+  [asan-mpich]="$common_tests|pmpi\.(nonblocking_linked_and_preloaded|cxx_threads)"
   [tsan-openmpi]='progress_(thread|helper)|blocked_multiple'
 )
-common='mpi_nonblocking_tests progress_stress mpi_shm_tests shm_killed mpi_fault_tests fatal_bad_root'
+common_targets='mpi_nonblocking_tests progress_stress mpi_shm_tests shm_killed mpi_fault_tests fatal_bad_root'
 declare -A SANITIZER_TARGETS=(
-  [asan-openmpi]="$common mpi_bcast_tests leancast_pmpi_openmpi progress_stress_plain
+  [asan-openmpi]="$common_targets mpi_bcast_tests leancast_pmpi_openmpi progress_stress_plain
                   bcast_nonblocking_linked bcast_threads"
-  [asan-mpich]="$common leancast_pmpi_mpich bcast_nonblocking_linked bcast_threads"
+  [asan-mpich]="$common_targets leancast_pmpi_mpich bcast_nonblocking_linked bcast_threads"
   [tsan-openmpi]='mpi_nonblocking_tests'
 )
-unset common
+unset common_tests common_targets
 # The sanitizer builds, in the order their tests run: a test pass starts once its build is
 # there, the later builds going on beside it.
 SANITIZER_BUILDS=(asan-openmpi tsan-openmpi asan-mpich)
