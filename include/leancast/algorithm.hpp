@@ -9,6 +9,9 @@
 #include <string_view>
 #include <vector>
 
+// What this header declares is leancast's exported API (the rest is hidden).
+#pragma GCC visibility push(default)
+
 namespace leancast {
 
 enum class Algorithm {
@@ -180,3 +183,5 @@ std::string algorithm_usage(const AlgorithmInfo& info);
 std::string algorithm_help();
 
 }  // namespace leancast
+
+#pragma GCC visibility pop

@@ -8,6 +8,9 @@
 
 #include <leancast/schedule.hpp>
 
+// What this header declares is leancast's exported API (the rest is hidden).
+#pragma GCC visibility push(default)
+
 namespace leancast {
 
 struct PhaseTotals {
@@ -97,3 +100,5 @@ double model_seconds(const AlgorithmSpec& algorithm, const BcastShape& shape,
 double lower_bound_seconds(const BcastShape& shape, const CostModel& model);
 
 }  // namespace leancast
+
+#pragma GCC visibility pop

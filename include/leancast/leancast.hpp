@@ -11,7 +11,11 @@
 #include <vector>
 
 #include <leancast/algorithm.hpp>
+#include <leancast/leancast.h>
 #include <leancast/schedule.hpp>
+
+// What this header declares is leancast's exported API (the rest is hidden).
+#pragma GCC visibility push(default)
 
 namespace leancast {
 
@@ -30,14 +34,15 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
           const AlgorithmSpec& algorithm);
 
 // Nonblocking and persistent broadcasts, as LC_Ibcast and LC_Bcast_init (leancast.h): the
-// request completes with MPI_Wait and its family; `algorithm` overrides the environment.
+// request (of LC_Start, for a persistent one) completes with MPI_Wait and its family;
+// `algorithm` overrides the environment.
 int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request);
 int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
            const AlgorithmSpec& algorithm, MPI_Request* request);
 int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-               MPI_Request* request);
+               LC_Persistent* persistent);
 int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-               const AlgorithmSpec& algorithm, MPI_Request* request);
+               const AlgorithmSpec& algorithm, LC_Persistent* persistent);
 
 // Where the ranks of the intracommunicator `comm` run, as leancast's node-aware broadcast
 // and auto see it: node_of[rank], ranks with the same MPI_Get_processor_name on one node (a
@@ -86,3 +91,5 @@ std::optional<AlgorithmSpec> chosen_algorithm(MPI_Comm comm, std::uint64_t bytes
                                               const AlgorithmSpec* named = nullptr);
 
 }  // namespace leancast
+
+#pragma GCC visibility pop

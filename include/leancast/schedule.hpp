@@ -24,6 +24,9 @@
 
 #include <leancast/algorithm.hpp>
 
+// What this header declares is leancast's exported API (the rest is hidden).
+#pragma GCC visibility push(default)
+
 namespace leancast {
 
 // Which node each rank runs on: node_of[rank], any integers (equal = same node).
@@ -155,3 +158,5 @@ RankSchedule make_schedule(const AlgorithmSpec& algorithm, const BcastShape& sha
 std::vector<Operation> expand(const RankSchedule& schedule);
 
 }  // namespace leancast
+
+#pragma GCC visibility pop

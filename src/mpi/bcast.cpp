@@ -20,7 +20,6 @@
 #include "mpi/pass_at_once.hpp"
 #include "mpi/comm/private_comm.hpp"
 #include "mpi/base/process_settings.hpp"
-#include "mpi/requests/requests.hpp"
 #include "mpi/base/usage_log.hpp"
 
 namespace leancast::detail {
@@ -54,7 +53,7 @@ int pass_nonblocking(const BcastCall& call, const NonblockingCall& nonblocking,
     if (call.type != MPI_DATATYPE_NULL && call.root != MPI_PROC_NULL) {
       if (int rc = hold_type(held.type, type); rc != MPI_SUCCESS) return rc;
     }
-    return make_persistent(held, nullptr, nonblocking.request, count.kept(), std::move(type));
+    return make_persistent(held, nullptr, nonblocking.handle, count.kept(), std::move(type));
   }
   count();
   return pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root, call.comm,
@@ -63,14 +62,10 @@ int pass_nonblocking(const BcastCall& call, const NonblockingCall& nonblocking,
 
 // The library's broadcast, blocking or not (`count` null: the run counted it). A blocking
 // one stays blocking while leancast broadcasts are outstanding (MPI matches no MPI_Bcast on
-// one rank with an MPI_Ibcast on another, and the other ranks may have none outstanding);
-// the progress thread or Open MPI's progress engine steps them meanwhile (BlockedInLibrary).
+// one rank with an MPI_Ibcast on another): they are stepped as in any library call.
 int pass(const BcastCall& call, const NonblockingCall* nonblocking, const Count* count) {
   if (nonblocking != nullptr) return pass_nonblocking(call, *nonblocking, *count);
   if (count != nullptr) (*count)();
-  if (!tasks_outstanding())
-    return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
-  const BlockedInLibrary blocked;
   return pass_to_mpi(call.buf, call.count, call.type, call.root, call.comm);
 }
 
@@ -90,10 +85,10 @@ int pass_intercommunicator(const BcastCall& call, const NonblockingCall* nonbloc
   return pass(call, nonblocking, &count);
 }
 
-// What runs, decided from the call, the communicator's info hint and the settings; the node
-// map is asked for only if the choice depends on it: the private state's, which a blocking
-// call makes if there is none yet, or for a call that may not make it, the world keys'
-// (node_keys.hpp). The choice is remembered in the private state, if there is one by then.
+// What runs, decided from the call, the communicator's hint and the settings; the node map
+// is asked for only if the choice depends on it: the private state's, which a blocking call
+// makes if there is none yet (a call that may not make it decides without one). The choice is
+// remembered in the private state, if there is one by then.
 Decision decide_now(MPI_Comm comm, const std::optional<AlgorithmSpec>& requested, int size,
                     std::uint64_t bytes, bool moves_data, bool may_make_state, PrivateComm*& state,
                     int& rc) {
@@ -102,9 +97,7 @@ Decision decide_now(MPI_Comm comm, const std::optional<AlgorithmSpec>& requested
     if (state == nullptr && may_make_state && (rc = private_comm(comm, state)) != MPI_SUCCESS) {
       return nullptr;
     }
-    if (state != nullptr) return state->nodes();
-    auto from_world = nodes_from_world(comm);
-    return from_world ? std::make_shared<const NodeMap>(std::move(*from_world)) : nullptr;
+    return state != nullptr ? state->nodes() : nullptr;
   };
   // With a private communicator the hint is in its state; without, one attribute lookup.
   const std::optional<AlgorithmSpec> hint = requested          ? std::nullopt
@@ -171,7 +164,7 @@ int run_schedule(const BcastCall& call, const Decision& decision, PrivateComm& s
     BroadcastPlan held = plan;
     int rc = info.in_place ? MPI_SUCCESS : hold_type(held.call.type, held.held_type);
     if (rc == MPI_SUCCESS) {
-      rc = nonblocking->persistent ? make_persistent(call, &held, nonblocking->request)
+      rc = nonblocking->persistent ? make_persistent(call, &held, nonblocking->handle)
                                    : start_nonblocking(held, nonblocking->request);
     }
     return rc == MPI_SUCCESS ? rc : raise_code(call.comm, rc);
@@ -283,12 +276,21 @@ int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
   // A size this communicator has broadcast before, with the same algorithm named (or none):
   // the same choice.
   const Decision* known = state != nullptr ? state->remembered(info.bytes, requested) : nullptr;
+  // A blocking call may make the private state, and a persistent one's init (collective, as
+  // MPI_Bcast_init); a nonblocking call may not wait for the other ranks.
+  const bool may_make_state = nonblocking == nullptr || nonblocking->persistent;
   Decision decision = known != nullptr ? *known
                                        : decide_now(comm, requested, size, info.bytes, moves_data,
-                                                    nonblocking == nullptr, state, rc);
+                                                    may_make_state, state, rc);
   if (rc != MPI_SUCCESS) return raise_code(comm, rc);
+  // Such a call that moves data makes it even where the library's broadcast runs: the
+  // communicator's nonblocking calls, which may not make it, need it to run leancast's.
+  if (moves_data && may_make_state && state == nullptr && !process_settings().library_only() &&
+      (rc = private_comm(comm, state)) != MPI_SUCCESS) {
+    return raise_code(comm, rc);
+  }
   if (nonblocking != nullptr && moves_data) {
-    decision = nonblocking_choice(decision, call, info, state);
+    decision = nonblocking_choice(decision, call, info, state, nonblocking->interposed);
   }
   if (predefined && !checking && state != nullptr) {
     if (nonblocking == nullptr) {
@@ -359,7 +361,6 @@ int copies_again(const BcastCall& call, PrivateComm& state, const PrivateComm::L
   // Nothing may escape into a C or Fortran caller: allocation failures (a packed copy of a
   // large derived-type buffer) and internal errors become MPI error codes.
   try {
-    // Looked up once per call, for the repeat and for run().
     PrivateComm* state = nullptr;
     const int found =
         call.comm == MPI_COMM_NULL ? MPI_SUCCESS : existing_private_comm(call.comm, state);

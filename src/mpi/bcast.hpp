@@ -6,6 +6,7 @@
 #include <optional>
 
 #include <leancast/algorithm.hpp>
+#include <leancast/leancast.h>
 
 #include "mpi/run/broadcast_run.hpp"  // BcastCall
 
@@ -16,6 +17,10 @@ namespace leancast::detail {
 struct NonblockingCall {
   MPI_Request* request;
   bool persistent;
+  LC_Persistent* handle = nullptr;  // persistent: where the handle goes
+  // The interposed MPI_Ibcast: a program that knows nothing of leancast's progress rule, so
+  // whatever algorithm is chosen runs only where the library's blocking calls step it.
+  bool interposed = false;
 };
 
 // `requested` empty: the process's settings decide (select/decide.hpp). Never throws:

@@ -8,7 +8,8 @@
 #include "mpi/bcast.hpp"
 #include "mpi/comm/comm_hint.hpp"
 #include "mpi/base/errors.hpp"
-#include "mpi/requests/stepped_call.hpp"
+#include "mpi/comm/private_comm.hpp"
+#include "mpi/requests/nonblocking.hpp"
 
 namespace {
 
@@ -69,17 +70,60 @@ extern "C" int LC_Ibcast_with(void* buf, int count, MPI_Datatype type, int root,
 }
 
 extern "C" int LC_Bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-                             MPI_Info info, MPI_Request* request) {
-  const NonblockingCall persistent{request, true};
+                             MPI_Info info, LC_Persistent* persistent) {
+  if (persistent == nullptr) return raise_problem(comm, Problem::null_request);
+  *persistent = LC_PERSISTENT_NULL;
+  MPI_Request unused = MPI_REQUEST_NULL;
+  const NonblockingCall call{&unused, true, persistent};
   const auto algorithm = algorithm_info_value(info);
-  return named({buf, count, type, root, comm}, algorithm ? algorithm->c_str() : nullptr,
-               &persistent);
+  return named({buf, count, type, root, comm}, algorithm ? algorithm->c_str() : nullptr, &call);
 }
 
-#ifndef LEANCAST_SMPI
-// The program's own MPI_Bcast stays the library's, with the progress thread (or Open MPI's
-// progress engine) stepping leancast's outstanding broadcasts while it blocks, as for every
-// collective of stepped_calls.cpp. (The interposer defines MPI_Bcast itself.)
-LEANCAST_ASSISTED(Bcast, (void* a0, int a1, MPI_Datatype a2, int a3, MPI_Comm a4), a0, a1, a2, a3,
-                  a4)
-#endif
+extern "C" int LC_Start(LC_Persistent persistent, MPI_Request* request) {
+  try {
+    return start_persistent(persistent, request);
+  } catch (...) {
+    return MPI_ERR_NO_MEM;
+  }
+}
+
+extern "C" int LC_Startall(int count, LC_Persistent persistents[], MPI_Request requests[]) {
+  for (int i = 0; i < count; ++i) {
+    if (int rc = LC_Start(persistents[i], &requests[i]); rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+extern "C" int LC_Persistent_free(LC_Persistent* persistent) { return free_persistent(persistent); }
+
+extern "C" int LC_Comm_set_algorithm(MPI_Comm comm, const char* algorithm) {
+  if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
+  std::optional<leancast::AlgorithmSpec> spec;
+  if (algorithm != nullptr && *algorithm != '\0') {
+    std::string why;
+    spec = leancast::parse_algorithm_spec(algorithm, &why);
+    if (spec && why.empty()) why = leancast::parameter_problem(*spec);
+    if (!spec && why.empty()) return raise_problem(comm, Problem::unknown_algorithm);
+    if (!spec || !why.empty()) return raise_message(comm, MPI_ERR_ARG, "leancast: " + why);
+  }
+  try {
+    set_comm_hint(comm, spec);
+    PrivateComm* state = nullptr;
+    if (existing_private_comm(comm, state) == MPI_SUCCESS && state != nullptr) {
+      state->set_hint(spec);
+    }
+  } catch (...) {
+    return raise_code(comm, MPI_ERR_NO_MEM);
+  }
+  return MPI_SUCCESS;
+}
+
+extern "C" int LC_Comm_prepare(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
+  try {
+    const int rc = prepare_private_comm(comm);
+    return rc == MPI_SUCCESS ? rc : raise_code(comm, rc);
+  } catch (...) {
+    return raise_code(comm, MPI_ERR_NO_MEM);
+  }
+}

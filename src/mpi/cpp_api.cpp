@@ -2,6 +2,7 @@
 // broadcast path (bcast.hpp); the C ones are c_api.cpp.
 #include <leancast/leancast.hpp>
 
+#include "mpi/base/errors.hpp"
 #include "mpi/bcast.hpp"
 #include "mpi/comm/private_comm.hpp"
 #include "mpi/pass_at_once.hpp"
@@ -15,31 +16,41 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
 }
 
 namespace {
-// A nonblocking or persistent broadcast (`persistent`), its request in `request`.
+// A nonblocking broadcast, its request in `request`.
 int started(const detail::BcastCall& call, const std::optional<AlgorithmSpec>& algorithm,
-            MPI_Request* request, bool persistent) {
-  const detail::NonblockingCall nonblocking{request, persistent};
+            MPI_Request* request) {
+  const detail::NonblockingCall nonblocking{request, false};
+  return detail::bcast(call, algorithm, &nonblocking);
+}
+
+// A persistent broadcast, its handle in `persistent`.
+int planned(const detail::BcastCall& call, const std::optional<AlgorithmSpec>& algorithm,
+            LC_Persistent* persistent) {
+  if (persistent == nullptr) return detail::raise_problem(call.comm, detail::Problem::null_request);
+  *persistent = LC_PERSISTENT_NULL;
+  MPI_Request unused = MPI_REQUEST_NULL;
+  const detail::NonblockingCall nonblocking{&unused, true, persistent};
   return detail::bcast(call, algorithm, &nonblocking);
 }
 }  // namespace
 
 int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
-  return started({buf, count, type, root, comm}, std::nullopt, request, false);
+  return started({buf, count, type, root, comm}, std::nullopt, request);
 }
 
 int ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
            const AlgorithmSpec& algorithm, MPI_Request* request) {
-  return started({buf, count, type, root, comm}, algorithm, request, false);
+  return started({buf, count, type, root, comm}, algorithm, request);
 }
 
 int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-               MPI_Request* request) {
-  return started({buf, count, type, root, comm}, std::nullopt, request, true);
+               LC_Persistent* persistent) {
+  return planned({buf, count, type, root, comm}, std::nullopt, persistent);
 }
 
 int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-               const AlgorithmSpec& algorithm, MPI_Request* request) {
-  return started({buf, count, type, root, comm}, algorithm, request, true);
+               const AlgorithmSpec& algorithm, LC_Persistent* persistent) {
+  return planned({buf, count, type, root, comm}, algorithm, persistent);
 }
 
 int node_map(MPI_Comm comm, std::shared_ptr<const NodeMap>& nodes) {

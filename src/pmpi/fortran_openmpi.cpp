@@ -24,10 +24,11 @@ void fortran_bcast(void* buf, const MPI_Fint* count, const MPI_Fint* type, const
 
 }  // namespace
 
-#define LEANCAST_FORTRAN_BCAST(name)                                                   \
-  extern "C" void name(void* buf, const MPI_Fint* count, const MPI_Fint* type,         \
-                       const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* ierror) { \
-    fortran_bcast(buf, count, type, root, comm, ierror);                               \
+#define LEANCAST_FORTRAN_BCAST(name)                                                             \
+  extern "C" LEANCAST_EXPORTED void name(void* buf, const MPI_Fint* count, const MPI_Fint* type, \
+                                         const MPI_Fint* root, const MPI_Fint* comm,             \
+                                         MPI_Fint* ierror) {                                     \
+    fortran_bcast(buf, count, type, root, comm, ierror);                                         \
   }
 
 LEANCAST_FORTRAN_BCAST(mpi_bcast)

@@ -3,6 +3,10 @@
 
 #include <mpi.h>
 
+// What the interposer defines is exported (the build hides everything else; MPICH's mpi.h
+// declares its functions without a visibility of their own). exports.map lists the names.
+#define LEANCAST_EXPORTED [[gnu::visibility("default")]]
+
 namespace leancast::pmpi {
 
 // leancast's broadcast with the process's settings; a call that arrives while this

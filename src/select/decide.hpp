@@ -1,5 +1,5 @@
 // Which algorithm one broadcast runs, by precedence: the per-call name, then the
-// communicator's leancast_bcast_algorithm info hint (MPI_Comm_set_info), then
+// communicator's hint (LC_Comm_set_algorithm, or its leancast_bcast_algorithm info), then
 // LEANCAST_BCAST_ALGORITHM, then the first applying rule of LEANCAST_BCAST_RULES, then of
 // the LEANCAST_CONFIG file, then auto. The ad-hoc outranks the standing: a call that names
 // its algorithm means it, so does a communicator the program gave a hint (code that
@@ -41,6 +41,6 @@ Decision decide(const Settings& settings, std::optional<AlgorithmSpec> per_call,
                 const std::optional<AlgorithmSpec>& per_comm = std::nullopt);
 
 // Decision::by of a choice the communicator's info hint made.
-inline constexpr std::string_view kByCommInfo = "the communicator's leancast_bcast_algorithm info";
+inline constexpr std::string_view kByCommInfo = "the communicator's hint";
 
 }  // namespace leancast::detail

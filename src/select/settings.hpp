@@ -40,11 +40,13 @@ namespace leancast::detail {
 
 struct Settings {
   std::optional<AlgorithmSpec> algorithm;  // LEANCAST_BCAST_ALGORITHM
-  RuleSet rules;                           // LEANCAST_BCAST_RULES
-  RuleSet config;                          // the rules of the LEANCAST_CONFIG file
-  bool verbose = false;                    // LEANCAST_VERBOSE
-  bool check = false;                      // LEANCAST_CHECK
-  int ranks_per_node = 0;                  // LEANCAST_RANKS_PER_NODE; 0: ask MPI
+  // Whether leancast never runs its own schedules (LEANCAST_BCAST_ALGORITHM=mpi).
+  bool library_only() const { return algorithm && algorithm->algorithm == Algorithm::mpi; }
+  RuleSet rules;           // LEANCAST_BCAST_RULES
+  RuleSet config;          // the rules of the LEANCAST_CONFIG file
+  bool verbose = false;    // LEANCAST_VERBOSE
+  bool check = false;      // LEANCAST_CHECK
+  int ranks_per_node = 0;  // LEANCAST_RANKS_PER_NODE; 0: ask MPI
   // LEANCAST_EXECUTOR; by default dataflow with one round of lookahead
   // (docs/algorithms.md#executors)
   ExecutorSpec executor{ExecutorSpec::Kind::dataflow, 1};

@@ -82,15 +82,16 @@ class ShortWay : public ::testing::Test {
       if (rc == MPI_SUCCESS) rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
       wrong = rc != MPI_SUCCESS || wrong_after(seed);
     } else {
-      int rc = algorithm ? bcast_init(data, 16, MPI_INT, root, comm_, *algorithm, &request)
-                         : bcast_init(data, 16, MPI_INT, root, comm_, &request);
+      LC_Persistent planned = LC_PERSISTENT_NULL;
+      int rc = algorithm ? bcast_init(data, 16, MPI_INT, root, comm_, *algorithm, &planned)
+                         : bcast_init(data, 16, MPI_INT, root, comm_, &planned);
       for (int start = 0; start < 2; ++start) {
         fill(seed + start);
-        if (rc == MPI_SUCCESS) rc = MPI_Start(&request);
+        if (rc == MPI_SUCCESS) rc = LC_Start(planned, &request);
         if (rc == MPI_SUCCESS) rc = MPI_Wait(&request, MPI_STATUS_IGNORE);
         wrong |= rc != MPI_SUCCESS || wrong_after(seed + start);
       }
-      if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+      if (planned != LC_PERSISTENT_NULL) LC_Persistent_free(&planned);
     }
     int ranks_wrong = 0;
     MPI_Allreduce(&wrong, &ranks_wrong, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

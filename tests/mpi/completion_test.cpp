@@ -1,10 +1,11 @@
-// leancast's MPI_Wait, MPI_Test, their -all, -any and -some forms and MPI_Request_get_status
-// (src/mpi/completion.cpp) checked output by output against the library's own (PMPI_).
+// leancast's requests in the library's MPI_Wait, MPI_Test, their -all, -any and -some forms
+// and MPI_Request_get_status, checked output by output against requests of the library's
+// own in the same states.
 //
 // Each case is an array of requests in known states: the library's own (generalized
 // requests completed or not, with a status of their own; null; an inactive persistent
 // send) and leancast's (a nonblocking broadcast done, one that cannot complete yet because
-// its root has not started it, one done with an error, an inactive persistent broadcast).
+// its root has not started it, one done with an error).
 // The same array is built a second time with each of leancast's requests replaced by a
 // library request in the same state (a generalized request with a broadcast's status, or
 // the error), and the library's function runs on it. flag, index, outcount, indices, the
@@ -27,12 +28,12 @@ namespace leancast::test {
 namespace {
 
 // What one request is: N null, GD/GP the library's done/pending (a generalized request),
-// LD/LP leancast's done/pending, LF leancast's done with an error, IP/IL an inactive
-// persistent request of the library's/leancast's.
-enum Kind { N, GD, GP, LD, LP, LF, IP, IL };
+// LD/LP leancast's done/pending, LF leancast's done with an error, IP an inactive
+// persistent request of the library's.
+enum Kind { N, GD, GP, LD, LP, LF, IP };
 
 const char* name_of(Kind k) {
-  static const char* const names[] = {"N", "GD", "GP", "LD", "LP", "LF", "IP", "IL"};
+  static const char* const names[] = {"N", "GD", "GP", "LD", "LP", "LF", "IP"};
   return names[k];
 }
 
@@ -140,11 +141,8 @@ Array build(Pair& pair, const std::vector<Kind>& kinds, bool real) {
         }
         break;
       case IP:
-      case IL:
         buf.assign(1000, 0);
-        if (real && kinds[i] == IL) {
-          LC_Bcast_init(buf.data(), 1000, MPI_BYTE, 1, pair.a, MPI_INFO_NULL, &r);
-        } else if (pair.rank == 0) {
+        if (pair.rank == 0) {
           MPI_Send_init(buf.data(), 10, MPI_BYTE, 0, 99, MPI_COMM_SELF, &r);
         }
         break;
@@ -176,7 +174,7 @@ void clean_up(Pair& pair, Array& array, const std::vector<Kind>& kinds, bool rea
   for (std::size_t i = 0; i < kinds.size(); ++i) {
     MPI_Request& r = array.requests[i];
     if (r == MPI_REQUEST_NULL) continue;
-    if (kinds[i] == IP || kinds[i] == IL) {
+    if (kinds[i] == IP) {
       MPI_Request_free(&r);
     } else {
       (real ? MPI_Wait : PMPI_Wait)(&r, MPI_STATUS_IGNORE);
@@ -307,7 +305,8 @@ void expect_conforms(Function f, const std::vector<Kind>& kinds, const Outputs& 
         f == waitsome || f == testsome ? static_cast<std::size_t>(mine.indices[k]) : k;
     const int error = mine.statuses[k].error_class;
     if (static_cast<int>(at) == failed) {
-      EXPECT_EQ(error, MPI_ERR_TRUNCATE) << what;
+      // MPICH's MPI_Waitall reports a generalized request's error there as MPI_ERR_OTHER.
+      EXPECT_TRUE(error == MPI_ERR_TRUNCATE || error == MPI_ERR_OTHER) << what << ": " << error;
     } else if (error == MPI_ERR_PENDING) {
       EXPECT_EQ(mine.handles[at], "same") << what << ": a pending request's handle";
     } else {
@@ -328,9 +327,31 @@ bool completes(Function f, const std::vector<Kind>& kinds) {
   return true;
 }
 
+// Open MPI 4.1.4 with threads on (MPI_THREAD_SERIALIZED and above): MPI_Waitall never
+// returns on a generalized request that failed once MPI_Request_get_status saw it complete
+// (finished_broadcast); a bug of the library's, with its own generalized requests too
+// (docs/nonblocking.md#progress).
+bool library_spins([[maybe_unused]] Function f, [[maybe_unused]] const std::vector<Kind>& kinds) {
+#ifdef OMPI_MAJOR_VERSION
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  return provided >= MPI_THREAD_SERIALIZED && f == waitall &&
+         std::find(kinds.begin(), kinds.end(), LF) != kinds.end();
+#else
+  return false;
+#endif
+}
+
 TEST(Completion, EveryOutputAgreesWithTheLibrary) {
   const int procs = world_size(), rank = world_rank();
   if (procs < 2) GTEST_SKIP() << "needs two ranks";
+#ifdef MPICH_VERSION
+  // MPICH's MPI_Request_get_status calls no poll function: below MPI_THREAD_MULTIPLE (no
+  // progress thread) nothing would finish finished_broadcast's broadcasts.
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  if (provided != MPI_THREAD_MULTIPLE) GTEST_SKIP() << "MPICH below MPI_THREAD_MULTIPLE";
+#endif
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   self_rank = rank;
   Pair pair;
@@ -341,37 +362,26 @@ TEST(Completion, EveryOutputAgreesWithTheLibrary) {
     for (MPI_Comm* c : {&pair.a, &pair.b, &pair.c, &pair.d}) {
       MPI_Comm_dup(pairs, c);
       MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN);
+      LC_Comm_prepare(*c);  // so that its nonblocking broadcasts are leancast's
     }
-    const std::vector<std::vector<Kind>> cases{{N},
-                                               {GD},
-                                               {GP},
-                                               {LD},
-                                               {LP},
-                                               {LF},
-                                               {IP},
-                                               {IL},
-                                               {N, N},
-                                               {IP, N, IL},
-                                               {GD, LD},
-                                               {LD, GD},
-                                               {GP, LD},
-                                               {LD, GP, GD},
-                                               {LP, GD},
-                                               {GD, LP, LD},
-                                               {N, LD, N, GD},
-                                               {LF, GD, LD},
-                                               {LD, LF},
-                                               {GP, LF, IP},
-                                               {IL, LD, LP},
-                                               {LP, LP, GD},
-                                               {GD, GD, LD, LD},
-                                               {N, IL, GP}};
+    const std::vector<std::vector<Kind>> cases{{N},          {GD},
+                                               {GP},         {LD},
+                                               {LP},         {LF},
+                                               {IP},         {N, N},
+                                               {IP, N, IP},  {GD, LD},
+                                               {LD, GD},     {GP, LD},
+                                               {LD, GP, GD}, {LP, GD},
+                                               {GD, LP, LD}, {N, LD, N, GD},
+                                               {LF, GD, LD}, {LD, LF},
+                                               {GP, LF, IP}, {IP, LD, LP},
+                                               {LP, LP, GD}, {GD, GD, LD, LD},
+                                               {N, IP, GP}};
     int compared = 0;
     for (bool background : {false, true}) {
       for (int f = wait; f <= get_status; ++f) {
         for (const auto& kinds : cases) {
           const auto function = static_cast<Function>(f);
-          if (!completes(function, kinds)) continue;
+          if (!completes(function, kinds) || library_spins(function, kinds)) continue;
           std::string what = std::string(kFunctionNames[f]) + " on {";
           for (Kind k : kinds) what += std::string(name_of(k)) + " ";
           what += background ? "} with a broadcast outstanding elsewhere" : "}";

@@ -9,9 +9,9 @@
 // Every rank draws the same program (which operation on which communicator, root, size,
 // algorithm) from --seed, and its own completion order from --seed and its rank, so a run is
 // reproducible. Built twice: linked with libleancast (USE_LEANCAST_API: broadcasts through
-// LC_Ibcast_with, LC_Bcast_with and LC_Bcast_init, each with an algorithm drawn from every
-// name the registry gives), and plain (MPI_Ibcast, MPI_Bcast with --blocking-bcast and, MPI
-// 4, MPI_Bcast_init: for the interposer). A watchdog ends a run that outlives --deadline
+// LC_Ibcast_with, LC_Bcast_with and LC_Bcast_init with LC_Start, each with an algorithm
+// drawn from every name the registry gives), and plain (MPI_Ibcast, MPI_Bcast with
+// --blocking-bcast: for the interposer). A watchdog ends a run that outlives --deadline
 // seconds, naming the operation it hung in.
 //
 // --file-window-calls: the blocking collectives also open, write, read and close a file
@@ -128,6 +128,9 @@ struct Slot {
   bool broadcast = false;
   int root = 0;
   MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // broadcast, or receive + send
+#ifdef USE_LEANCAST_API
+  LC_Persistent persistent = LC_PERSISTENT_NULL;  // a broadcast's: each start a new request
+#endif
   std::unique_ptr<Data> data, in;
   int pending = 0;  // of its requests started and not yet completed on this rank
 };
@@ -135,7 +138,8 @@ struct Slot {
 // One outstanding request and what to check when it completes.
 struct Pending {
   MPI_Request* handle;   // its own (`owned`) or a Slot's
-  Slot* slot = nullptr;  // persistent: the handle stays, inactive
+  Slot* slot = nullptr;  // persistent
+  bool stays = false;    // the handle stays, inactive (the library's persistent requests)
   std::function<void(const MPI_Status&)> check;
   long op = 0;
   std::shared_ptr<MPI_Request> owned;
@@ -146,13 +150,13 @@ class Stress {
  public:
   explicit Stress(const Options& o)
       : o_(o), program_(o.seed), local_(o.seed * 7919 + rank), extra_(o.seed * 31 + 1) {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int length = 0;
+    MPI_Get_library_version(version, &length);
+    mpich_ = std::strstr(version, "MPICH") != nullptr;
     if (o.file_window_calls) {  // the files' names: this job's
       job_ = rank == 0 ? static_cast<long>(getpid()) : 0;
       MPI_Bcast(&job_, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-      char version[MPI_MAX_LIBRARY_VERSION_STRING];
-      int length = 0;
-      MPI_Get_library_version(version, &length);
-      mpich_ = std::strstr(version, "MPICH") != nullptr;
     }
     MPI_Datatype one = MPI_DATATYPE_NULL;
     MPI_Type_contiguous(1, MPI_INT, &one);
@@ -168,6 +172,17 @@ class Stress {
     comms_.push_back(c);
     MPI_Comm_dup(MPI_COMM_WORLD, &c);
     comms_.push_back(c);
+    // Each communicator's private duplicate, so that its nonblocking broadcasts may be
+    // leancast's (a nonblocking call may not make one): LC_Comm_prepare where linked, else
+    // a blocking broadcast that moves data, through the interposer.
+    for (MPI_Comm comm : comms_) {
+#ifdef USE_LEANCAST_API
+      LC_Comm_prepare(comm);
+#else
+      int word = 0;
+      MPI_Bcast(&word, 1, MPI_INT, 0, comm);
+#endif
+    }
 #ifdef USE_LEANCAST_API
     algorithms_ = leancast::test::algorithm_names_under_test();
     algorithms_.push_back("mpi");
@@ -178,8 +193,11 @@ class Stress {
   ~Stress() {
     for (auto& slot : slots_) {
       for (MPI_Request& r : slot->requests) {
-        if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+        if (r != MPI_REQUEST_NULL && !slot->broadcast) MPI_Request_free(&r);
       }
+#ifdef USE_LEANCAST_API
+      if (slot->persistent != LC_PERSISTENT_NULL) LC_Persistent_free(&slot->persistent);
+#endif
     }
     for (MPI_Comm& c : comms_) MPI_Comm_free(&c);
     MPI_Type_free(&strided_);
@@ -258,7 +276,8 @@ class Stress {
   MPI_Request* expect(long op, std::function<void(const MPI_Status&)> check,
                       std::vector<std::shared_ptr<void>> buffers) {
     auto handle = std::make_shared<MPI_Request>(MPI_REQUEST_NULL);
-    pending_.push_back({handle.get(), nullptr, std::move(check), op, handle, std::move(buffers)});
+    pending_.push_back(
+        {handle.get(), nullptr, false, std::move(check), op, handle, std::move(buffers)});
     return handle.get();
   }
   std::function<void(const MPI_Status&)> bytes_check(long op, const Data* data, std::string what) {
@@ -503,29 +522,25 @@ class Stress {
     MPI_Comm_free(&half);
   }
 
-  // Per communicator a persistent broadcast (linked build, or MPI 4) and a persistent send
-  // to the right neighbour with its receive from the left.
+  // Per communicator a persistent broadcast (linked build: leancast's own handle; the
+  // interposer leaves MPI_Bcast_init to the library) and a persistent send to the right
+  // neighbour with its receive from the left.
   void make_slots() {
     for (MPI_Comm comm : comms_) {
       const int size = size_of(comm), me = rank_in(comm);
-#if defined(USE_LEANCAST_API) || MPI_VERSION >= 4
+#ifdef USE_LEANCAST_API
       auto bcast = std::make_unique<Slot>();
       bcast->comm = comm;
       bcast->broadcast = true;
       bcast->root = size - 1;
       bcast->data = make_data(70000 + 1000 * slots_.size(), slots_.size() % 3, strided_);
       Data& d = *bcast->data;
-#ifdef USE_LEANCAST_API
       MPI_Info info = MPI_INFO_NULL;
       MPI_Info_create(&info);
       MPI_Info_set(info, "leancast_bcast_algorithm",
                    algorithms_[slots_.size() % algorithms_.size()].c_str());
-      LC_Bcast_init(d.memory.data(), d.count, d.type, bcast->root, comm, info, &bcast->requests[0]);
+      LC_Bcast_init(d.memory.data(), d.count, d.type, bcast->root, comm, info, &bcast->persistent);
       MPI_Info_free(&info);
-#else
-      MPI_Bcast_init(d.memory.data(), d.count, d.type, bcast->root, comm, MPI_INFO_NULL,
-                     &bcast->requests[0]);
-#endif
       slots_.push_back(std::move(bcast));
 #endif
       auto send = std::make_unique<Slot>();
@@ -554,18 +569,29 @@ class Stress {
     const int active = slot.broadcast ? 1 : 2;
     slot.data->fill(slot.broadcast ? op : op * 5 + me, !slot.broadcast || me == slot.root);
     if (slot.in) slot.in->fill(0, false);
-    const int rc = active == 1 ? MPI_Start(&slot.requests[0]) : MPI_Startall(2, slot.requests);
+#ifdef USE_LEANCAST_API
+    const int rc =
+        active == 1 ? LC_Start(slot.persistent, &slot.requests[0]) : MPI_Startall(2, slot.requests);
+#else
+    const int rc = MPI_Startall(2, slot.requests);
+#endif
     if (rc != MPI_SUCCESS) return fail("MPI_Start", op, rc);
     slot.pending = active;
     if (slot.broadcast) {
-      pending_.push_back(
-          {&slot.requests[0], &slot, bytes_check(op, slot.data.get(), "persistent"), op, {}, {}});
+      pending_.push_back({&slot.requests[0],
+                          &slot,
+                          false,
+                          bytes_check(op, slot.data.get(), "persistent"),
+                          op,
+                          {},
+                          {}});
       return;
     }
     const int left = (me + size - 1) % size;
     const Data* in = slot.in.get();
     pending_.push_back({&slot.requests[0],
                         &slot,
+                        true,
                         [=](const MPI_Status& status) {
                           if (status.MPI_SOURCE != left) fail("a persistent receive's source", op);
                           if (long bad = in->wrong(op * 5 + left))
@@ -574,7 +600,7 @@ class Stress {
                         op,
                         {},
                         {}});
-    pending_.push_back({&slot.requests[1], &slot, [](const MPI_Status&) {}, op, {}, {}});
+    pending_.push_back({&slot.requests[1], &slot, true, [](const MPI_Status&) {}, op, {}, {}});
   }
 
   // Some pending requests, completed by a completion function drawn from this rank's own
@@ -610,6 +636,10 @@ const char* const kFunctions[] = {"MPI_Wait",     "MPI_Test",     "MPI_Waitall",
                                   "MPI_Waitsome", "MPI_Testsome", "MPI_Request_get_status"};
 
 void Stress::complete(long op, std::vector<std::size_t> picked, int how) {
+  // MPICH 4.0's MPI_Request_get_status calls no generalized request's poll function, so a
+  // loop on it alone steps no leancast broadcast where no progress thread does (below
+  // MPI_THREAD_MULTIPLE): MPI_Test instead there (docs/nonblocking.md#progress).
+  if (how == 8 && mpich_ && !o_.thread_multiple) how = 1;
   const int n = static_cast<int>(picked.size());
   if (how <= 1 || how == 8) picked.resize(1);
   const int k = static_cast<int>(picked.size());
@@ -702,9 +732,9 @@ void Stress::complete(long op, std::vector<std::size_t> picked, int how) {
       if (requests[i] != before[i]) bad("a request that did not complete changed", i);
       continue;
     }
-    if (p.slot != nullptr ? requests[i] != before[i] : requests[i] != MPI_REQUEST_NULL) {
-      bad(p.slot != nullptr ? "a persistent request's handle changed"
-                            : "a completed request's handle is not MPI_REQUEST_NULL",
+    if (p.stays ? requests[i] != before[i] : requests[i] != MPI_REQUEST_NULL) {
+      bad(p.stays ? "a persistent request's handle changed"
+                  : "a completed request's handle is not MPI_REQUEST_NULL",
           i);
     }
     *p.handle = requests[i];

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <leancast/algorithm.hpp>
+#include <leancast/leancast.h>
 
 namespace leancast::test {
 
@@ -29,10 +30,13 @@ inline int world_rank() {
 // times), and node-aware pairs (one node unless the test runs
 // with LEANCAST_RANKS_PER_NODE).
 // A duplicate of MPI_COMM_WORLD whose errors return: a test's own communicator.
+// With leancast's private duplicate made (LC_Comm_prepare), so that its nonblocking
+// broadcasts are leancast's from the first.
 inline MPI_Comm dup_world_returning_errors() {
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  LC_Comm_prepare(comm);
   return comm;
 }
 

@@ -103,6 +103,12 @@ std::optional<std::optional<AlgorithmSpec>> take_hint(MPI_Comm comm, MPI_Info in
   return algorithm;
 }
 
+void set_comm_hint(MPI_Comm comm, const std::optional<AlgorithmSpec>& algorithm) {
+  if (hint_keyval() == MPI_KEYVAL_INVALID) return;
+  auto* made = new CommHint{algorithm, {}};
+  if (MPI_Comm_set_attr(comm, hint_keyval(), made) != MPI_SUCCESS) delete made;
+}
+
 std::optional<AlgorithmSpec> comm_hint(MPI_Comm comm) {
 #ifdef LEANCAST_SMPI
   (void)comm;

@@ -1,22 +1,20 @@
-// Per-communicator choice: the info key leancast_bcast_algorithm (MPI_Comm_set_info,
-// MPI_Comm_dup_with_info) names the algorithm for the broadcasts on that communicator and
-// on its duplicates (select/decide.hpp has the precedence).
+// Per-communicator choice: LC_Comm_set_algorithm, or the info key leancast_bcast_algorithm
+// where the MPI library keeps it, names the algorithm for the broadcasts on that
+// communicator and on its duplicates (select/decide.hpp has the precedence).
 //
 // Neither MPI library here keeps an info key it does not know: MPICH 4.0 drops it from
 // MPI_Comm_set_info and MPI_Comm_dup_with_info, Open MPI 4.1 from MPI_Comm_set_info (it
-// keeps MPI_Comm_dup_with_info's, but MPI_Comm_dup does not copy it). So leancast defines
-// MPI_Comm_set_info and MPI_Comm_dup_with_info itself (communicators.cpp, in libleancast and
-// in the interposer; they call the library's PMPI_ versions first) and keeps the parsed hint as
-// an attribute of the communicator, whose copy callback gives it to every MPI_Comm_dup
-// and MPI_Comm_idup. A communicator leancast saw no hint for is asked MPI_Comm_get_info
-// once, at its first broadcast (an MPI library that keeps the key, or a call that went
-// past leancast's definitions). The hint is read into the private communicator's state
-// when that is made, and MPI_Comm_set_info updates it there (and forgets the choices
-// remembered by size), so a broadcast with a private communicator pays nothing for it; one
-// without pays one MPI_Comm_get_attr.
+// keeps MPI_Comm_dup_with_info's, but MPI_Comm_dup does not copy it). leancast defines no
+// MPI function to catch the key on its way, so LC_Comm_set_algorithm sets the hint, kept as
+// an attribute of the communicator whose copy callback gives it to every MPI_Comm_dup and
+// MPI_Comm_idup. A communicator without one is asked MPI_Comm_get_info once, at its first
+// broadcast (an MPI library that keeps the key). The hint is read into the private
+// communicator's state when that is made, and LC_Comm_set_algorithm updates it there (which
+// forgets the choices remembered by size), so a broadcast with a private communicator pays
+// nothing for it; one without pays one MPI_Comm_get_attr.
 //
 // A value that is no algorithm leancast accepts prints one warning (rank 0 of the
-// communicator) and counts as no hint. Not under SMPI (no definitions of MPI functions).
+// communicator) and counts as no hint. Not under SMPI.
 #pragma once
 
 #include <mpi.h>
@@ -36,6 +34,9 @@ std::optional<std::string> algorithm_info_value(MPI_Info info);
 
 // The hint of the intracommunicator `comm`, if it has a valid one.
 std::optional<AlgorithmSpec> comm_hint(MPI_Comm comm);
+
+// Sets the hint of `comm` (empty: none), for LC_Comm_set_algorithm.
+void set_comm_hint(MPI_Comm comm, const std::optional<AlgorithmSpec>& algorithm);
 
 // Takes the key from `info` (MPI_INFO_NULL: none) for `comm`. `replace`: the hints of
 // `comm` are `info`'s (MPI_Comm_dup_with_info, or what MPI_Comm_get_info says), so no key

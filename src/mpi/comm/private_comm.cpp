@@ -10,7 +10,6 @@
 #include "mpi/comm/node_keys.hpp"
 #include "mpi/requests/tasks.hpp"
 #include "mpi/base/process_settings.hpp"
-#include "mpi/requests/requests.hpp"
 #include "mpi/base/usage_log.hpp"
 
 namespace leancast::detail {
@@ -178,31 +177,26 @@ int find_private_comm(MPI_Comm user, PrivateComm*& out) {
   return MPI_SUCCESS;
 }
 
-// The node map of the ranks of `dup`: from the settings, from the world keys, or from an
-// allgather of every rank's key.
+// The node map of the ranks of `dup`: from the settings, or from an allgather of every
+// rank's key.
 int find_nodes(MPI_Comm dup, int size, std::shared_ptr<const NodeMap>& out) {
   if (const int per_node = process_settings().ranks_per_node; per_node > 0) {
     out = block_nodes(size, per_node);
     return MPI_SUCCESS;
   }
-  if (auto from_world = nodes_from_world(dup)) {
-    out = std::make_shared<const NodeMap>(std::move(*from_world));
-    return MPI_SUCCESS;
-  }
   std::vector<std::uint64_t> keys(static_cast<std::size_t>(size));
   const std::uint64_t mine = node_key();
-  const int rc = PMPI_Allgather(&mine, 1, MPI_UINT64_T, keys.data(), 1, MPI_UINT64_T, dup);
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = MPI_Iallgather(&mine, 1, MPI_UINT64_T, keys.data(), 1, MPI_UINT64_T, dup, &request);
+  if (rc == MPI_SUCCESS) rc = wait_stepping(&request);
   if (rc == MPI_SUCCESS) out = std::make_shared<const NodeMap>(nodes_from_keys(keys));
   return rc;
 }
 
 int private_comm(MPI_Comm user, PrivateComm*& out) {
   if (int rc = existing_private_comm(user, out); rc != MPI_SUCCESS || out != nullptr) return rc;
-  // Blocking collectives: outstanding broadcasts are stepped meanwhile (BlockedInLibrary).
-  std::optional<BlockedInLibrary> blocked;
-  if (tasks_outstanding()) blocked.emplace();
   MPI_Comm dup = MPI_COMM_NULL;
-  if (int rc = PMPI_Comm_dup(user, &dup); rc != MPI_SUCCESS) return rc;
+  if (int rc = MPI_Comm_dup(user, &dup); rc != MPI_SUCCESS) return rc;
   MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
   int size = 0, rank = 0;
   MPI_Comm_size(dup, &size);
@@ -227,26 +221,20 @@ int private_comm(MPI_Comm user, PrivateComm*& out) {
   return MPI_SUCCESS;
 }
 
-void make_private_comm_eagerly(MPI_Comm comm) {
-  if (comm == MPI_COMM_NULL) return;
-  const Settings& settings = process_settings();
-  if (settings.algorithm && settings.algorithm->algorithm == Algorithm::mpi) return;
+int prepare_private_comm(MPI_Comm comm) {
+  if (process_settings().library_only()) return MPI_SUCCESS;
   int inter = 0, size = 0;
-  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return;
-  PMPI_Comm_size(comm, &size);
-  if (size <= 1) return;
+  if (int rc = MPI_Comm_test_inter(comm, &inter); rc != MPI_SUCCESS || inter) return rc;
+  MPI_Comm_size(comm, &size);
+  if (size <= 1) return MPI_SUCCESS;
   PrivateComm* state = nullptr;
-  private_comm(comm, state);
+  return private_comm(comm, state);
 }
 
 int own_collective(PrivateComm& state, int (*start)(MPI_Comm, MPI_Request*, void*), void* what) {
   MPI_Request request = MPI_REQUEST_NULL;
   if (int rc = start(state.comm(), &request, what); rc != MPI_SUCCESS) return rc;
-#ifdef LEANCAST_SMPI
-  return MPI_Wait(&request, MPI_STATUS_IGNORE);  // no outstanding broadcast under SMPI
-#else
-  return wait_one(&request, MPI_STATUS_IGNORE);
-#endif
+  return wait_stepping(&request);
 }
 
 MPI_Comm local_check_comm() {

@@ -3,16 +3,12 @@
 // on the user's communicator can never match them. The cached state also keeps the
 // operations of recently used broadcast shapes, so repeated broadcasts skip planning.
 //
-// Made where every rank of the communicator is inside a blocking collective call anyway, so
-// that making it (MPI_Comm_dup, a blocking collective) never makes a rank wait that would
-// not wait without leancast: inside MPI_Init for MPI_COMM_WORLD and inside the calls that
-// make communicators (communicators.cpp), else at the communicator's first blocking
-// leancast broadcast. A nonblocking or persistent broadcast may not wait for the other
-// ranks, so one on a communicator without a private state is the library's (bcast.cpp).
-// (MPI_Comm_idup would not wait, but Open MPI 4.1 mismatches it with the library's other
-// nonblocking collectives on the same communicator: open-mpi/ompi#2025.) The node map
-// comes from node_keys.hpp without communicating, or, where it cannot, from an
-// MPI_Allgather of the ranks' node keys on the new duplicate.
+// Made (MPI_Comm_dup, a blocking collective, then an allgather of the ranks' node keys) at
+// the communicator's first blocking leancast broadcast that moves data, at LC_Bcast_init, or
+// at LC_Comm_prepare: calls every rank makes anyway. A nonblocking broadcast may not wait
+// for the other ranks, so one on a communicator without a private state is the library's
+// (bcast.cpp). (MPI_Comm_idup would not wait, but Open MPI 4.1 mismatches it with the
+// library's other nonblocking collectives on the same communicator: open-mpi/ompi#2025.)
 //
 // Threads: one communicator's state needs no lock, because MPI forbids concurrent
 // collectives on one communicator (each thread broadcasts on its own). What is shared
@@ -262,10 +258,10 @@ inline int existing_private_comm(MPI_Comm user, PrivateComm*& out) {
   return find_private_comm(user, out);
 }
 
-// Inside a call that just made `comm` on every one of its ranks: its private state, unless
-// it is an intercommunicator, has one rank, or the settings never run leancast's
-// schedules (LEANCAST_BCAST_ALGORITHM=mpi). A failure is left for its first broadcast.
-void make_private_comm_eagerly(MPI_Comm comm);
+// LC_Comm_prepare (collective): the private state of `comm`, unless it is an
+// intercommunicator, has one rank, or the settings never run leancast's schedules
+// (LEANCAST_BCAST_ALGORITHM=mpi). MPI error codes.
+int prepare_private_comm(MPI_Comm comm);
 
 // One of leancast's own collectives on `state`'s private communicator, which every rank
 // makes at the same point: `start(comm, &request)` posts its nonblocking form, and the wait

@@ -1,17 +1,20 @@
-// Nonblocking and persistent broadcasts: LC_Ibcast, LC_Bcast_init and the interposed
-// MPI_Ibcast and MPI_Bcast_init.
+// Nonblocking and persistent broadcasts: LC_Ibcast, the interposed MPI_Ibcast, and
+// LC_Bcast_init's persistent broadcasts (LC_Start, LC_Persistent_free).
 //
 // A broadcast in flight is a task (tasks.hpp: how tasks are queued, ordered and
 // progressed). The user holds the task's MPI generalized request, which leancast completes
-// when the task is done, registered with the completion calls (requests.hpp); a persistent
-// broadcast's handle is an inactive placeholder request (MPI_Recv_init from MPI_PROC_NULL)
-// standing for the schedule built once at init, and each MPI_Start runs one task behind it.
+// when the task is done, so that the library's own MPI_Wait, MPI_Test and their -all,
+// -any, -some forms complete it. A persistent broadcast is the plan made once at init; each
+// LC_Start runs one task of it and gives its request (or the library's MPI_Ibcast's, where
+// the library's own broadcast was chosen).
 #pragma once
 
 #include <mpi.h>
 
 #include <functional>
 #include <memory>
+
+#include <leancast/leancast.h>
 
 #include "mpi/run/broadcast_run.hpp"
 
@@ -22,15 +25,19 @@ namespace leancast::detail {
 int start_nonblocking(const BroadcastPlan& plan, MPI_Request* request);
 
 // A blocking broadcast while tasks are outstanding: one more task, waited for at once
-// (stepping them all). Its error is raised as MPI_Wait raises a nonblocking one's;
-// `fallback`: the caller runs the library's MPI_Bcast instead (BroadcastRun::fallback).
+// (stepping them all). Its error is raised as a nonblocking one's; `fallback`: the caller
+// runs the library's MPI_Bcast instead (BroadcastRun::fallback).
 int run_waited(const BroadcastPlan& plan, bool& fallback);
 
-// A persistent broadcast: `request` becomes its inactive handle. Each MPI_Start runs the
-// plan, or, with none (the library's own broadcast was chosen), calls `count` and
-// PMPI_Ibcast with `call`'s arguments.
-int make_persistent(const BcastCall& call, const BroadcastPlan* plan, MPI_Request* request,
+// A persistent broadcast: `handle` gets it. Each start runs the plan, or, with none (the
+// library's own broadcast was chosen), calls `count` and MPI_Ibcast with `call`'s arguments.
+// MPI error codes.
+int make_persistent(const BcastCall& call, const BroadcastPlan* plan, LC_Persistent* handle,
                     std::function<void()> count = {},
                     std::shared_ptr<const MPI_Datatype> held_type = nullptr);
+
+// LC_Start and LC_Persistent_free; errors raised.
+int start_persistent(LC_Persistent persistent, MPI_Request* request);
+int free_persistent(LC_Persistent* persistent);
 
 }  // namespace leancast::detail

@@ -38,14 +38,15 @@ bool blocked_calls_step_tasks() {
 }
 
 Decision nonblocking_choice(const Decision& decision, const BcastCall& call, const TypeInfo& info,
-                            RunComm* state) {
+                            RunComm* state, bool must_be_stepped) {
   if (decision.algorithm.algorithm == Algorithm::mpi) return decision;
   if (state == nullptr) {
     return {Algorithm::mpi, decision.named,
             "a nonblocking call on a communicator without a private one yet"};
   }
-  if (!chosen_by_auto(decision)) return decision;
-  if (info.bytes < 16 * 1024)
+  const bool automatic = chosen_by_auto(decision);
+  if (!automatic && !must_be_stepped) return decision;
+  if (automatic && info.bytes < 16 * 1024)
     return {Algorithm::mpi, decision.named, "a nonblocking call below 16 KiB"};
   if (blocked_calls_step_tasks()) return decision;
   const BroadcastPlan plan{.call = call,

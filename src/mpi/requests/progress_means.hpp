@@ -17,10 +17,10 @@ using ProgressRegister = int (*)(int (*)());
 ProgressRegister library_progress_register();
 
 // Whether outstanding tasks move while this process blocks in one of the library's calls:
-// under MPI_THREAD_MULTIPLE the progress thread steps them (BlockedInLibrary), below it Open
-// MPI's progress engine. MPICH below MPI_THREAD_MULTIPLE has neither, and there a
-// correct program that blocks in a collective while another rank waits for one of its
-// broadcasts would hang, but for the tasks the helper thread can finish
+// Open MPI's progress engine steps them at every thread level, MPICH's nothing, but under
+// MPI_THREAD_MULTIPLE the progress thread does. MPICH below MPI_THREAD_MULTIPLE has neither,
+// and there a correct program that blocks in a collective while another rank waits for one
+// of its broadcasts would hang, but for the tasks the helper thread can finish
 // (runs_without_library).
 bool blocked_calls_step_tasks();
 
@@ -29,18 +29,18 @@ bool blocked_calls_step_tasks();
 // task's 0.2 us made LC_Ibcast 0.63x MPI_Ibcast at 1 KiB: docs/nonblocking.md#measured),
 // where blocked calls step tasks or the helper thread can finish it, on a communicator with
 // a private state (a nonblocking call may not wait to make one: private_comm.hpp); elsewhere
-// the library's MPI_Ibcast.
+// the library's MPI_Ibcast. `must_be_stepped` (the interposer's): any algorithm, not only
+// auto's, runs only where blocked calls step it or the helper can finish it.
 Decision nonblocking_choice(const Decision& decision, const BcastCall& call, const TypeInfo& info,
-                            RunComm* state);
+                            RunComm* state, bool must_be_stepped = false);
 // The reason of a choice that depends on the communicator's window (not to be remembered:
 // a later call may find one).
 inline constexpr std::string_view kUnsteppedNonblocking =
     "a nonblocking call that the library's blocking calls would not step";
 
-// While one is alive, this thread's MPI completion calls are leancast's own (its
-// executors', stepping tasks or running a blocking broadcast): leancast's definitions of
-// them (completion.cpp) pass them to the library untouched, at the cost of one
-// thread-local read.
+// While one is alive, this thread's MPI calls are leancast's own (its executors', stepping
+// tasks or running a blocking broadcast): the library's progress engine, which those calls
+// run, does not step the tasks again from inside them (tasks.cpp).
 class OwnCalls {
  public:
   OwnCalls();

@@ -12,43 +12,84 @@
 
 #include <fmt/format.h>
 
-#include "mpi/run/executor.hpp"
+#include "mpi/base/guest_wait.hpp"
 #include "mpi/base/process_settings.hpp"
 #include "mpi/base/rank0_log.hpp"
-#include "mpi/base/guest_wait.hpp"
 #include "mpi/base/world_errors.hpp"
+#include "mpi/base/errors.hpp"
+#include "mpi/run/executor.hpp"
 
 namespace leancast::detail {
 
 namespace {
 
-// The generalized requests' callbacks: a broadcast's status is empty; its error, if any,
-// comes from leancast's completion calls, raised on the broadcast's communicator.
-int query_status(void*, MPI_Status* status) {
+class Engine;
+Engine& engine();
+
+// A task's generalized request. Its extra state holds the task until MPI frees the request;
+// the task completes it when it is done (complete_request), stepped by the library's
+// progress (Open MPI) or by the request's poll and wait functions (MPICH).
+struct Held {
+  std::shared_ptr<Task> task;
+};
+
+// A broadcast's status is empty; its error, raised on its communicator when it ended, is
+// what the completion call returns, unless MPI_COMM_WORLD's handler is fatal: the library
+// raises a generalized request's error there (MPICH and Open MPI alike), and a
+// communicator whose errors return would abort the job.
+int query_status(void* extra, MPI_Status* status) {
+  const Task& task = *static_cast<Held*>(extra)->task;
   MPI_Status_set_elements(status, MPI_BYTE, 0);
   MPI_Status_set_cancelled(status, 0);
   status->MPI_SOURCE = MPI_ANY_SOURCE;
   status->MPI_TAG = MPI_ANY_TAG;
+  if (task.returned == MPI_SUCCESS) return MPI_SUCCESS;
+  MPI_Errhandler world = MPI_ERRHANDLER_NULL;
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world);
+  const bool fatal = world == MPI_ERRORS_ARE_FATAL;
+  MPI_Errhandler_free(&world);
+  return fatal ? MPI_SUCCESS : task.returned;
+}
+
+void retire(Held* held);
+int free_held(void* extra) {
+  retire(static_cast<Held*>(extra));
   return MPI_SUCCESS;
 }
-int free_nothing(void*) { return MPI_SUCCESS; }
+
+// A collective cannot be cancelled (MPI_Cancel on its request is erroneous): nothing happens.
 int cancel_nothing(void*, int) { return MPI_SUCCESS; }
 
-class Engine;
-Engine& engine();
+#ifdef MPICH_VERSION
+// MPICH's completion calls poll a generalized request before they look at it.
+int poll_tasks(void*, MPI_Status*);
+// And MPI_Wait (MPI_Waitall) on such requests alone calls only this one: until every awaited
+// task's request is complete.
+int wait_tasks(int count, void** extras, double, MPI_Status*);
+#endif
+
+int start_request(const std::shared_ptr<Task>& task) {
+  auto held = std::make_unique<Held>(Held{task});
+#ifdef MPICH_VERSION
+  const int rc = MPIX_Grequest_start(query_status, free_held, cancel_nothing, poll_tasks,
+                                     wait_tasks, held.get(), &task->grequest);
+#else
+  const int rc =
+      MPI_Grequest_start(query_status, free_held, cancel_nothing, held.get(), &task->grequest);
+#endif
+  if (rc == MPI_SUCCESS) held.release();
+  return rc;
+}
 
 class Engine {
  public:
   // Adds a task at the end of its communicator's queue; starts it if it is first.
   int enqueue(const BroadcastPlan& plan, std::shared_ptr<Task>& out) {
+    drop_retired();
     auto task = std::make_shared<Task>();
     task->plan = plan;
+    if (int rc = start_request(task); rc != MPI_SUCCESS) return rc;
     task->sequence = plan.state->next_sequence();
-    if (int rc = MPI_Grequest_start(query_status, free_nothing, cancel_nothing, nullptr,
-                                    &task->grequest);
-        rc != MPI_SUCCESS) {
-      return rc;
-    }
     std::lock_guard guard(lock_);
     auto& queue = queues_[plan.state];
     queue.push_back(task);
@@ -66,33 +107,25 @@ class Engine {
       if (queue.size() == 1) start(*task, spare_);
     }
     hook_once();
-    if (process_settings().progress_thread) start_thread_once(true);
+    start_thread_once();
+    warn_unstepped_once(plan);
+    wake_.notify_all();
     return MPI_SUCCESS;
   }
 
-  // One step of every queue, none of them waiting.
+  // One step of every queue, none of them waiting; nothing where this thread is inside
+  // leancast's own calls (they step the tasks themselves, and may hold lock_) or another
+  // thread steps now.
   void progress() {
-    std::lock_guard guard(lock_);
-    progress_locked();
+    if (OwnCalls::active() || !tasks_outstanding()) return;
+    std::unique_lock guard(lock_, std::try_to_lock);
+    if (guard.owns_lock()) progress_locked();
   }
 
-  bool outstanding() const { return tasks_outstanding(); }
-
-  // If `task` is the only broadcast outstanding in the process, runs it to its end the way
-  // a blocking broadcast runs (MPI_Waitsome, no polling), and returns true: nothing else
-  // needs progress meanwhile. Otherwise false.
-  bool finish_alone(const Task* task) {
+  // The same, waiting for another thread's step to end; inside leancast's own calls too.
+  void progress_now() {
     std::lock_guard guard(lock_);
-    if (hot_words.outstanding_tasks.load(std::memory_order_acquire) != 1) return false;
-    for (auto& [state, queue] : queues_) {
-      if (queue.empty() || queue.front().get() != task) continue;
-      const OwnCalls here;
-      [[maybe_unused]] const WorldErrorsReturn world;
-      step(*queue.front(), spare_, true);
-      step_queue(queue);
-      return true;
-    }
-    return false;
+    progress_locked();
   }
 
   bool queue_empty(const RunComm* state) {
@@ -106,7 +139,23 @@ class Engine {
     queues_.erase(state);
   }
 
+  // A task whose request MPI freed: destroyed at the next enqueue, outside the library's
+  // calls (MPICH asserts when MPI_Type_free, which a task's held datatype calls, runs inside
+  // a generalized request's free function).
+  void retire(std::shared_ptr<Task> task) {
+    std::lock_guard guard(retired_lock_);
+    retired_.push_back(std::move(task));
+  }
+
  private:
+  void drop_retired() {
+    std::vector<std::shared_ptr<Task>> old;
+    {
+      std::lock_guard guard(retired_lock_);
+      old.swap(retired_);
+    }
+  }
+
   void progress_locked() {
     const OwnCalls here;
     [[maybe_unused]] const WorldErrorsReturn world;  // only while leancast's calls run
@@ -116,7 +165,14 @@ class Engine {
   // Steps the first task; each one that finishes lets the next start at once.
   void step_queue(std::deque<std::shared_ptr<Task>>& queue) {
     while (!queue.empty() && step(*queue.front(), spare_)) {
-      MPI_Grequest_complete(queue.front()->grequest);
+      Task& task = *queue.front();
+      // Raised where it ended, on the broadcast's communicator, as MPI_Wait raises a
+      // failed request's error: from inside the library's progress, or its poll function.
+      if (task.outcome.code != MPI_SUCCESS) {
+        task.returned = raise_message(task.plan.call.comm, task.outcome.code, task.outcome.message);
+      }
+      MPI_Grequest_complete(task.grequest);
+      task.completed.store(true, std::memory_order_release);
       queue.pop_front();
       hot_words.outstanding_tasks.fetch_sub(1, std::memory_order_release);
     }
@@ -144,7 +200,8 @@ class Engine {
   // The helper thread's step (lock_ held; no MPI call): each communicator's tasks in order,
   // as far as copies through windows already there take them. A task done here stays in
   // its queue: its request completes (a task needing the library starts) at the rank's next
-  // leancast call. (Runs are made for copying plans only: their constructor counts nothing.)
+  // step in the library. (Runs are made for copying plans only: their constructor counts
+  // nothing.)
   void copy_locked() {
     for (auto& [state, queue] : queues_) {
       for (auto& task : queue) {
@@ -158,11 +215,11 @@ class Engine {
     }
   }
 
-  // Advances a task (wait: to its end); true once it is done.
-  static bool step(Task& task, Spare& spare, bool wait = false) {
+  // Advances a task; true once it is done.
+  static bool step(Task& task, Spare& spare) {
     if (task.done) return true;
     if (!task.run) start(task, spare);
-    if (!task.run->advance(wait)) return false;
+    if (!task.run->advance(false)) return false;
     task.outcome = task.run->outcome();
     task.fallback = task.run->fallback();
     task.run.reset();
@@ -171,34 +228,27 @@ class Engine {
     return true;
   }
 
-  // The thread, started at the first need: at the first task with LEANCAST_PROGRESS_THREAD=1
-  // (`asked`: it then steps whenever tasks are outstanding and no completion call polls),
-  // else at the first blocking call entered with tasks outstanding (it then steps while one
-  // blocks). Under MPI_THREAD_MULTIPLE the progress thread, which steps everything; below
-  // it no thread of leancast's may call MPI: the helper, which only copies (copy_locked), so
-  // that a rank waiting for such a broadcast does not wait for this one's next call (Open
-  // MPI's progress engine steps blocked calls: there only when asked). lock_ held.
-  void start_thread_once(bool asked) {
+  // The thread, started at the first task where something must step the tasks that the
+  // library's own calls do not: with LEANCAST_PROGRESS_THREAD=1, or where the library has no
+  // progress engine to register with (MPICH). Under MPI_THREAD_MULTIPLE the progress thread,
+  // which steps everything; below it no thread of leancast's may call MPI: the helper,
+  // which only copies (copy_locked). It runs while tasks are outstanding. lock_ held.
+  void start_thread_once() {
     if (thread_started_) return;
-    const bool copies_only = !thread_multiple();
-    if (copies_only && !asked && blocked_calls_step_tasks()) return;
+    const bool asked = process_settings().progress_thread;
+    if (!asked && library_progress_register() != nullptr) return;
     thread_started_ = true;
+    const bool copies_only = !thread_multiple();
     if (copies_only && asked) {
       rank0_print(
           "LEANCAST_PROGRESS_THREAD=1 below MPI_THREAD_MULTIPLE: a thread that calls no MPI "
-          "does the copies through shared memory; the rest progresses in leancast's calls");
+          "does the copies through shared memory; the rest progresses in the library's calls");
     }
     std::thread([this, copies_only] {
       auto next_progress = std::chrono::steady_clock::now();
       for (;;) {
         std::unique_lock guard(lock_);
-        // Idle while a completion call polls: it steps the tasks itself, and on a node
-        // without a spare core the two would take turns on one.
-        wake_.wait(guard, [this] {
-          return stopping_ || (outstanding() && polling_.load(std::memory_order_acquire) == 0 &&
-                               (process_settings().progress_thread ||
-                                blocked_.load(std::memory_order_acquire) > 0));
-        });
+        wake_.wait(guard, [this] { return stopping_ || tasks_outstanding(); });
         if (stopping_) return;
         if (copies_only) {
           copy_locked();
@@ -208,7 +258,7 @@ class Engine {
         guard.unlock();
         // A guest: the tasks may wait on shared memory only, and what they wait for may
         // need the library's progress on this rank; once per kProgressInterval, as every
-        // guest wait (guest_wait.hpp: more often slowed shm under MPICH).
+        // guest wait (guest_wait.hpp).
         if (const auto now = std::chrono::steady_clock::now();
             !copies_only && now >= next_progress) {
           library_progress();
@@ -220,11 +270,9 @@ class Engine {
     stop_at_finalize();
   }
 
-  // Open MPI runs callbacks registered with its progress engine (opal_progress_register:
-  // MPICH has none) in every call that progresses, as it runs its own nonblocking
-  // collectives: there a call that blocks (or polls) steps the tasks, one leancast defines
-  // or one it does not (a Fortran binding's PMPI_ call, MPI-IO's split collectives), at
-  // every thread level. Registered at the first task; lock_ held.
+  // Open MPI runs the functions registered with its progress engine in every call that
+  // progresses, at every thread level: there it steps the tasks. Registered at the first
+  // task; lock_ held.
   void hook_once() {
     if (hooked_) return;
     hooked_ = true;
@@ -233,19 +281,21 @@ class Engine {
     }
   }
 
-  // Only with tasks outstanding, and not inside leancast's own calls: its executors' and
-  // completion calls' (they step the tasks themselves, and may hold lock_). At
-  // MPI_THREAD_MULTIPLE any thread may get here; one steps, the others pass.
-  static int step_in_library_progress() {
-    Engine& self = engine();
-    if (OwnCalls::active() || !tasks_outstanding() ||
-        self.polling_.load(std::memory_order_acquire) > 0) {
-      return 0;
-    }
-    std::unique_lock guard(self.lock_, std::try_to_lock);
-    if (!guard.owns_lock()) return 0;
-    self.progress_locked();
-    return 0;
+  static int step_in_library_progress();
+
+  // A task that nothing steps while its rank blocks in another of the library's calls
+  // (MPICH below MPI_THREAD_MULTIPLE, a named algorithm's: auto leaves such broadcasts to
+  // MPICH): once per rank, the line that explains a hang. lock_ held.
+  void warn_unstepped_once(const BroadcastPlan& plan) {
+    if (warned_unstepped_ || blocked_calls_step_tasks() || runs_without_library(plan)) return;
+    warned_unstepped_ = true;
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    log_print(fmt::format(
+        "rank {}: a leancast broadcast is outstanding that MPICH's blocking calls do not step "
+        "below MPI_THREAD_MULTIPLE: a rank that waits for it while this one blocks in another "
+        "MPI call hangs (docs/nonblocking.md#progress)",
+        rank));
   }
 
   // MPI_Finalize deletes MPI_COMM_SELF's attributes first: the thread stops there.
@@ -264,57 +314,14 @@ class Engine {
     return MPI_SUCCESS;
   }
 
- public:
-  void wake() { wake_.notify_all(); }
-
-  void blocking_begins() {
-    blocked_.fetch_add(1, std::memory_order_acq_rel);
-    std::lock_guard guard(lock_);
-    start_thread_once(false);
-    // A task the helper cannot finish (auto leaves such nonblocking broadcasts to the
-    // library there: a named algorithm's): once, on every rank that has one, the line that
-    // explains a hang.
-    if (!warned_unstepped_ && !blocked_calls_step_tasks() && !helper_finishes_locked()) {
-      warned_unstepped_ = true;
-      int rank = 0;
-      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-      log_print(fmt::format(
-          "rank {}: a blocking MPI call began with a leancast broadcast outstanding, which "
-          "nothing steps until it returns (MPICH below MPI_THREAD_MULTIPLE): a rank that "
-          "waits for that broadcast meanwhile hangs (docs/nonblocking.md#progress)",
-          rank));
-    }
-    wake_.notify_all();
-  }
-  void blocking_ends() { blocked_.fetch_sub(1, std::memory_order_acq_rel); }
-
-  // Whether the helper can finish every outstanding task (lock_ held).
-  bool helper_finishes_locked() const {
-    for (const auto& [state, queue] : queues_) {
-      for (const auto& task : queue) {
-        if (!task->done && !runs_without_library(task->plan)) return false;
-      }
-    }
-    return true;
-  }
-
-  void poll_begins() { polling_.fetch_add(1, std::memory_order_acq_rel); }
-  void poll_ends() {
-    if (polling_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      std::lock_guard guard(lock_);  // the thread is waiting, or sees the new count
-      wake_.notify_all();
-    }
-  }
-
- private:
   std::mutex lock_;
   std::condition_variable wake_;
   // Per private communicator; kept when empty (a communicator has broadcasts again and
   // again), dropped when it is freed.
   std::map<const RunComm*, std::deque<std::shared_ptr<Task>>> queues_;
   Spare spare_;
-  std::atomic<int> polling_{0};  // completion calls polling now (the thread idles meanwhile)
-  std::atomic<int> blocked_{0};  // threads blocked in the library's collectives now
+  std::mutex retired_lock_;  // apart from lock_: a free function may run while lock_ is held
+  std::vector<std::shared_ptr<Task>> retired_;
   bool thread_started_ = false;
   bool hooked_ = false;
   bool warned_unstepped_ = false;
@@ -326,30 +333,77 @@ Engine& engine() {
   return *the;
 }
 
-}  // namespace
+// Open MPI's progress engine calls it at every thread level, from any thread; a call
+// inside leancast's own steps (whose MPI calls progress too) passes.
+int Engine::step_in_library_progress() {
+  engine().progress();
+  return 0;
+}
 
-int enqueue_task(const BroadcastPlan& plan, std::shared_ptr<Task>& task) {
-  if (int rc = engine().enqueue(plan, task); rc != MPI_SUCCESS) return rc;
-  engine().wake();
+void retire(Held* held) {
+  std::shared_ptr<Task> task = std::move(held->task);
+  delete held;
+  task->released.store(true, std::memory_order_release);
+  engine().retire(std::move(task));
+}
+
+#ifdef MPICH_VERSION
+// MPICH's MPI_Wait on such a request calls it in a loop and runs MPICH's own progress
+// engine no more: once per kProgressInterval it does, as every guest wait (guest_wait.hpp),
+// so that the rank's other operations (which another rank may wait for) move meanwhile.
+int poll_tasks(void*, MPI_Status*) {
+  engine().progress();
+  thread_local auto next_progress = std::chrono::steady_clock::now();
+  if (const auto now = std::chrono::steady_clock::now(); now >= next_progress) {
+    library_progress();
+    next_progress = now + kProgressInterval;
+  }
   return MPI_SUCCESS;
 }
 
-bool finish_task_alone(const Task* task) { return engine().finish_alone(task); }
+int wait_tasks(int count, void** extras, double, MPI_Status*) {
+  const auto complete = [&] {
+    for (int i = 0; i < count; ++i) {
+      if (!static_cast<Held*>(extras[i])->task->completed.load(std::memory_order_acquire)) {
+        return false;
+      }
+    }
+    return true;
+  };
+  wait_until([&] {
+    if (complete()) return true;
+    engine().progress_now();
+    return complete();
+  });
+  return MPI_SUCCESS;
+}
+#endif
 
-BlockedInLibrary::BlockedInLibrary() { engine().blocking_begins(); }
-BlockedInLibrary::~BlockedInLibrary() { engine().blocking_ends(); }
+}  // namespace
 
-Polling::Polling() { engine().poll_begins(); }
-Polling::~Polling() { engine().poll_ends(); }
+int enqueue_task(const BroadcastPlan& plan, std::shared_ptr<Task>& task) {
+  return engine().enqueue(plan, task);
+}
 
 void progress_tasks() { engine().progress(); }
+
+int wait_stepping(MPI_Request* request) {
+  if (!tasks_outstanding()) return MPI_Wait(request, MPI_STATUS_IGNORE);
+  int rc = MPI_SUCCESS, flag = 0;
+  wait_until([&] {
+    progress_tasks();
+    rc = MPI_Test(request, &flag, MPI_STATUS_IGNORE);
+    return rc != MPI_SUCCESS || flag != 0;
+  });
+  return rc;
+}
 
 void complete_outstanding(const RunComm* state) {
   // The shared guest wait: the library is called into once per interval, not every step
   // (an MPI_Iprobe per step is what made shm slow under MPICH, guest_wait.hpp).
   wait_until([state] {
     if (engine().queue_empty(state)) return true;
-    engine().progress();
+    engine().progress_now();
     return engine().queue_empty(state);
   });
 }

@@ -1,8 +1,8 @@
 // Broadcasts in flight on this rank (tasks) and what advances them. A task is a broadcast's
 // BroadcastRun (the one run path, broadcast_run.hpp) with executor scratch of its own,
-// advanced a step at a time, and a generalized request (MPI_Grequest_start) that completes
-// when it is done; nonblocking.cpp starts them for LC_Ibcast, MPI_Ibcast and each MPI_Start
-// of a persistent broadcast, and the completion calls (requests.hpp) poll them.
+// advanced a step at a time, and a generalized request that completes when it is done;
+// nonblocking.cpp starts them for LC_Ibcast, the interposed MPI_Ibcast and each LC_Start of
+// a persistent broadcast.
 //
 // Order: one communicator's broadcasts run one after the other on each rank, in the order
 // they were started (MPI requires every rank to start them in the same order). That keeps
@@ -11,20 +11,22 @@
 // a task is outstanding anywhere in the process, a blocking leancast broadcast runs as one
 // more task and waits for itself the same way (so it progresses the others).
 //
-// Progress rule: tasks advance (post what their received bytes allow, complete what
-// arrived) inside leancast's calls: the broadcasts, and the completion calls leancast
-// defines (completion.cpp: MPI_Wait, MPI_Test and their -all, -any, -some forms,
-// MPI_Request_get_status), which poll every outstanding task while they wait, and the
-// blocking point-to-point calls leancast defines (stepped_calls.cpp), which wait the same
-// way. Open MPI's progress engine steps them inside any of its calls that progresses (a
-// callback registered with it: a blocking collective, a call leancast does not define);
-// under MPI_THREAD_MULTIPLE a progress thread does while a call blocks in the library
-// (BlockedInLibrary), and, with LEANCAST_PROGRESS_THREAD=1, also whenever no completion call
-// polls (the application computing). Below MPI_THREAD_MULTIPLE a helper thread that calls
-// no MPI does the copies through shared memory of the tasks that need nothing else
-// (runs_without_library) while a call blocks in the library (MPICH) or, with
-// LEANCAST_PROGRESS_THREAD=1, whenever no completion call polls; the rest waits for
-// leancast's calls.
+// Progress: leancast defines no MPI function; the MPI library's own mechanism steps the
+// tasks (docs/design.md#progress draws it per library):
+//  - Open MPI: a function registered with its progress engine (opal_progress_register), which
+//    every one of its calls that progresses runs, as it runs its own nonblocking
+//    collectives. It steps every task and completes the requests of those that finished
+//    (MPI_Grequest_complete); MPI_Wait and the rest of the library's completion calls see
+//    them complete.
+//  - MPICH: each request's poll function (MPIX_Grequest_start), which MPICH's MPI_Test,
+//    MPI_Wait and their -all, -any, -some forms call, steps every task; its wait function
+//    steps them until the awaited ones are done. MPICH's other calls step nothing: under
+//    MPI_THREAD_MULTIPLE the progress thread steps the tasks while any is outstanding; below
+//    it a helper thread that calls no MPI does the copies through shared memory of the tasks
+//    that need nothing else (runs_without_library), and auto leaves every other nonblocking
+//    broadcast to MPICH (progress_means.hpp).
+// With LEANCAST_PROGRESS_THREAD=1 under MPI_THREAD_MULTIPLE the progress thread steps the
+// tasks with either library whenever any is outstanding.
 #pragma once
 
 #include <mpi.h>
@@ -47,23 +49,22 @@ struct Task {
   MPI_Request grequest = MPI_REQUEST_NULL;
   std::unique_ptr<ExecutorScratch> scratch;  // while it runs
   std::unique_ptr<BroadcastRun> run;
-  bool done = false;
+  std::atomic<bool> done{false};
+  std::atomic<bool> completed{false};  // its request, once done
+  std::atomic<bool> released{false};   // its request freed by MPI (completed by the user)
   bool fallback = false;
   Outcome outcome;
+  // What the completion call returns for it (the query function): its error code, already
+  // raised on the broadcast's communicator when it ended, or MPI_SUCCESS.
+  int returned = MPI_SUCCESS;
 };
 
 // Queues the broadcast behind its communicator's earlier ones as a task (starting it if it
-// is first) and wakes the progress thread; `task` gets it, whose `grequest` completes when
-// it is done. MPI error codes.
+// is first); `task` gets it, whose `grequest` completes when it is done. MPI error codes.
 int enqueue_task(const BroadcastPlan& plan, std::shared_ptr<Task>& task);
 
-// If `task` is the only broadcast outstanding in the process, runs it to its end the way a
-// blocking broadcast runs (MPI_Waitsome, no polling), and returns true: nothing else needs
-// progress meanwhile. Otherwise false.
-bool finish_task_alone(const Task* task);
-
-// Nonblocking broadcasts outstanding in this process (tasks), read on every MPI call
-// leancast defines: a global, so that reading it costs one load and no function call.
+// Nonblocking broadcasts outstanding in this process (tasks): a global, so that reading it
+// costs one load and no function call.
 inline bool tasks_outstanding() {
   return hot_words.outstanding_tasks.load(std::memory_order_acquire) > 0;
 }
@@ -71,27 +72,10 @@ inline bool tasks_outstanding() {
 // One step of every outstanding task, none of them waiting.
 void progress_tasks();
 
-// While one is alive, a completion call polls the tasks itself: the progress thread idles.
-class Polling {
- public:
-  Polling();
-  ~Polling();
-  Polling(const Polling&) = delete;
-  Polling& operator=(const Polling&) = delete;
-};
-
-// While one is alive, this thread blocks in one of the MPI library's collectives (or in
-// another call leancast cannot turn into a nonblocking one, stepped_calls.cpp) with tasks
-// outstanding: the progress thread steps them meanwhile, started for it if MPI runs with
-// MPI_THREAD_MULTIPLE; under a lower level Open MPI's progress engine does (MPICH: nothing
-// moves them until the call returns: docs/nonblocking.md).
-class BlockedInLibrary {
- public:
-  BlockedInLibrary();
-  ~BlockedInLibrary();
-  BlockedInLibrary(const BlockedInLibrary&) = delete;
-  BlockedInLibrary& operator=(const BlockedInLibrary&) = delete;
-};
+// MPI_Wait on a request of leancast's own (a collective on a private communicator), stepping
+// the outstanding tasks meanwhile: a rank never blocks inside the library while one of its
+// broadcasts may be what another rank waits for.
+int wait_stepping(MPI_Request* request);
 
 // Advances every outstanding task until those of `state` are done: what a blocking call
 // that communicates on the private communicator (LEANCAST_CHECK's agreement, making a

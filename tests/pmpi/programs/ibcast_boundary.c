@@ -4,7 +4,9 @@
  * completed by MPI_Wait, every byte checked on every rank. The interposer's log says what
  * each size ran; run_preloaded.py checks those lines.
  * --thread-multiple initializes MPI with MPI_THREAD_MULTIPLE (under MPICH auto runs
- * leancast for nonblocking broadcasts only there).
+ * leancast for nonblocking broadcasts only there). A blocking broadcast first, as a program's
+ * first broadcast often is: it makes leancast's private communicator, without which a
+ * nonblocking broadcast is the library's.
  *   ibcast_boundary [--thread-multiple] */
 #include <mpi.h>
 #include <stdio.h>
@@ -21,6 +23,10 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const long sizes[] = {16383, 16384};
   unsigned char* buf = malloc(16384);
+  int word = rank;
+  MPI_Bcast(&word, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  ++made;
+  if (word != 0) ++failures;
   for (int s = 0; s < 2; ++s) {
     for (int root = 0; root < size; ++root) {
       const long bytes = sizes[s];
