@@ -347,7 +347,7 @@ int copies_again(const BcastCall& call, PrivateComm& state, const PrivateComm::L
                                   const std::optional<AlgorithmSpec>& requested,
                                   const NonblockingCall* nonblocking) {
   if (nonblocking != nullptr) {
-    *nonblocking->request = MPI_REQUEST_NULL;
+    clear_outputs(*nonblocking);
 #ifdef LEANCAST_SMPI
     // SMPI's MPI functions are the simulator's, so leancast cannot progress requests in
     // them: a nonblocking broadcast completes in the call, a persistent one is refused.
@@ -384,7 +384,7 @@ int copies_again(const BcastCall& call, PrivateComm& state, const PrivateComm::L
 int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
           const NonblockingCall* nonblocking) {
   if (nonblocking != nullptr) {
-    if (nonblocking->request == nullptr) return raise_problem(call.comm, Problem::null_request);
+    if (!nonblocking->has_output()) return raise_problem(call.comm, Problem::null_request);
     if (!nonblocking->persistent &&
         ibcast_passes_at_once(call, requested ? &*requested : nullptr)) {
       return pass_to_mpi_nonblocking(call.buf, call.count, call.type, call.root, call.comm,

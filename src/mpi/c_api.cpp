@@ -23,25 +23,28 @@ struct LastName {
   std::optional<leancast::AlgorithmSpec> spec;
 };
 
+// The algorithm `algorithm` names, into `out`; an error raised on `comm` where it names
+// none: a known name with a bad parameter names the value and its range.
+int parse_named(MPI_Comm comm, const char* algorithm, std::optional<leancast::AlgorithmSpec>& out) {
+  std::string why;
+  out = leancast::parse_algorithm_spec(algorithm, &why);
+  if (out) return MPI_SUCCESS;
+  if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
+  const std::string_view text(algorithm);
+  if (leancast::parse_algorithm(text.substr(0, text.find(':')))) {
+    return raise_message(comm, MPI_ERR_ARG, "leancast: " + why);
+  }
+  return raise_problem(comm, Problem::unknown_algorithm);
+}
+
 // A broadcast with the algorithm named by `algorithm` (nullptr or "": the settings decide).
 int named(const BcastCall& call, const char* algorithm, const NonblockingCall* nonblocking) {
-  if (nonblocking != nullptr && nonblocking->request != nullptr) {
-    *nonblocking->request = MPI_REQUEST_NULL;
-  }
+  if (nonblocking != nullptr) clear_outputs(*nonblocking);
   if (algorithm == nullptr || *algorithm == '\0') return bcast(call, std::nullopt, nonblocking);
   thread_local LastName last;
   if (last.spec && last.text == algorithm) return bcast(call, last.spec, nonblocking);
-  std::string why;
-  const auto parsed = leancast::parse_algorithm_spec(algorithm, &why);
-  if (!parsed) {
-    if (call.comm == MPI_COMM_NULL) return raise_problem(call.comm, Problem::null_communicator);
-    // A known name with a bad parameter: the message names the value and its range.
-    const std::string_view text(algorithm);
-    if (leancast::parse_algorithm(text.substr(0, text.find(':')))) {
-      return raise_message(call.comm, MPI_ERR_ARG, "leancast: " + why);
-    }
-    return raise_problem(call.comm, Problem::unknown_algorithm);
-  }
+  std::optional<leancast::AlgorithmSpec> parsed;
+  if (int rc = parse_named(call.comm, algorithm, parsed); rc != MPI_SUCCESS) return rc;
   last = {algorithm, parsed};
   return bcast(call, parsed, nonblocking);
 }
@@ -71,10 +74,7 @@ extern "C" int LC_Ibcast_with(void* buf, int count, MPI_Datatype type, int root,
 
 extern "C" int LC_Bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                              MPI_Info info, LC_Persistent* persistent) {
-  if (persistent == nullptr) return raise_problem(comm, Problem::null_request);
-  *persistent = LC_PERSISTENT_NULL;
-  MPI_Request unused = MPI_REQUEST_NULL;
-  const NonblockingCall call{&unused, true, persistent};
+  const NonblockingCall call{nullptr, true, persistent};
   const auto algorithm = algorithm_info_value(info);
   return named({buf, count, type, root, comm}, algorithm ? algorithm->c_str() : nullptr, &call);
 }
@@ -100,11 +100,11 @@ extern "C" int LC_Comm_set_algorithm(MPI_Comm comm, const char* algorithm) {
   if (comm == MPI_COMM_NULL) return raise_problem(comm, Problem::null_communicator);
   std::optional<leancast::AlgorithmSpec> spec;
   if (algorithm != nullptr && *algorithm != '\0') {
-    std::string why;
-    spec = leancast::parse_algorithm_spec(algorithm, &why);
-    if (spec && why.empty()) why = leancast::parameter_problem(*spec);
-    if (!spec && why.empty()) return raise_problem(comm, Problem::unknown_algorithm);
-    if (!spec || !why.empty()) return raise_message(comm, MPI_ERR_ARG, "leancast: " + why);
+    if (int rc = parse_named(comm, algorithm, spec); rc != MPI_SUCCESS) return rc;
+    // A parameter outside its registry row's range: a call checks that as it runs.
+    if (const std::string why = leancast::parameter_problem(*spec); !why.empty()) {
+      return raise_message(comm, MPI_ERR_ARG, "leancast: " + why);
+    }
   }
   try {
     set_comm_hint(comm, spec);

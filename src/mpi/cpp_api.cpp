@@ -2,7 +2,6 @@
 // broadcast path (bcast.hpp); the C ones are c_api.cpp.
 #include <leancast/leancast.hpp>
 
-#include "mpi/base/errors.hpp"
 #include "mpi/bcast.hpp"
 #include "mpi/comm/private_comm.hpp"
 #include "mpi/pass_at_once.hpp"
@@ -26,10 +25,7 @@ int started(const detail::BcastCall& call, const std::optional<AlgorithmSpec>& a
 // A persistent broadcast, its handle in `persistent`.
 int planned(const detail::BcastCall& call, const std::optional<AlgorithmSpec>& algorithm,
             LC_Persistent* persistent) {
-  if (persistent == nullptr) return detail::raise_problem(call.comm, detail::Problem::null_request);
-  *persistent = LC_PERSISTENT_NULL;
-  MPI_Request unused = MPI_REQUEST_NULL;
-  const detail::NonblockingCall nonblocking{&unused, true, persistent};
+  const detail::NonblockingCall nonblocking{nullptr, true, persistent};
   return detail::bcast(call, algorithm, &nonblocking);
 }
 }  // namespace

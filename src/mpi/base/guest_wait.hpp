@@ -25,6 +25,15 @@ void yield_cpu();
 // operations need progress to complete, not to be fast, so a call per interval keeps every
 // correct program moving at a cost that does not show.
 inline constexpr std::chrono::microseconds kProgressInterval{100};
+// Calls library_progress if `next` has passed, and sets the next time: for loops that call
+// into leancast's steps over and over and into the library only every kProgressInterval.
+inline void library_progress_when_due(std::chrono::steady_clock::time_point& next) {
+  if (const auto now = std::chrono::steady_clock::now(); now >= next) {
+    library_progress();
+    next = now + kProgressInterval;
+  }
+}
+
 // Looks spent spinning before each further look also yields the CPU.
 constexpr int kSpinningLooks = 256;
 
@@ -34,10 +43,7 @@ void wait_until(Ready ready) {
   using Clock = std::chrono::steady_clock;
   auto next_progress = Clock::now() + kProgressInterval;
   for (int look = 1; !ready(); ++look) {
-    if (look % 16 == 0 && Clock::now() >= next_progress) {
-      library_progress();
-      next_progress = Clock::now() + kProgressInterval;
-    }
+    if (look % 16 == 0) library_progress_when_due(next_progress);
     if (look < kSpinningLooks) {
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();

@@ -56,6 +56,12 @@ CommHint* attached(MPI_Comm comm) {
   return static_cast<CommHint*>(value);
 }
 
+// Gives `comm` the attribute `hint` (replacing one it had).
+void attach(MPI_Comm comm, CommHint hint) {
+  auto* made = new CommHint(std::move(hint));
+  if (MPI_Comm_set_attr(comm, hint_keyval(), made) != MPI_SUCCESS) delete made;
+}
+
 }  // namespace
 
 std::optional<std::string> algorithm_info_value(MPI_Info info) {
@@ -98,15 +104,12 @@ std::optional<std::optional<AlgorithmSpec>> take_hint(MPI_Comm comm, MPI_Info in
     }
   }
   std::optional<AlgorithmSpec> algorithm = hint.algorithm;
-  auto* made = new CommHint(std::move(hint));
-  if (MPI_Comm_set_attr(comm, hint_keyval(), made) != MPI_SUCCESS) delete made;
+  attach(comm, std::move(hint));
   return algorithm;
 }
 
 void set_comm_hint(MPI_Comm comm, const std::optional<AlgorithmSpec>& algorithm) {
-  if (hint_keyval() == MPI_KEYVAL_INVALID) return;
-  auto* made = new CommHint{algorithm, {}};
-  if (MPI_Comm_set_attr(comm, hint_keyval(), made) != MPI_SUCCESS) delete made;
+  if (hint_keyval() != MPI_KEYVAL_INVALID) attach(comm, {algorithm, {}});
 }
 
 std::optional<AlgorithmSpec> comm_hint(MPI_Comm comm) {

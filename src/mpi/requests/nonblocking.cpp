@@ -91,8 +91,8 @@ int free_persistent(LC_Persistent* persistent) {
   }
   if (active(**persistent)) {
     return raise_misuse((*persistent)->call.comm,
-                        "LC_Persistent_free on a persistent broadcast whose last start still "
-                        "runs (complete its request with MPI_Wait or MPI_Test first)");
+                        "LC_Persistent_free on a persistent broadcast whose last start is "
+                        "active (complete its request with MPI_Wait or MPI_Test first)");
   }
   delete *persistent;
   *persistent = nullptr;

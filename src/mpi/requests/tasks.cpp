@@ -259,11 +259,7 @@ class Engine {
         // A guest: the tasks may wait on shared memory only, and what they wait for may
         // need the library's progress on this rank; once per kProgressInterval, as every
         // guest wait (guest_wait.hpp).
-        if (const auto now = std::chrono::steady_clock::now();
-            !copies_only && now >= next_progress) {
-          library_progress();
-          next_progress = now + kProgressInterval;
-        }
+        if (!copies_only) library_progress_when_due(next_progress);
         std::this_thread::yield();
       }
     }).detach();
@@ -354,10 +350,7 @@ void retire(Held* held) {
 int poll_tasks(void*, MPI_Status*) {
   engine().progress();
   thread_local auto next_progress = std::chrono::steady_clock::now();
-  if (const auto now = std::chrono::steady_clock::now(); now >= next_progress) {
-    library_progress();
-    next_progress = now + kProgressInterval;
-  }
+  library_progress_when_due(next_progress);
   return MPI_SUCCESS;
 }
 
