@@ -33,9 +33,15 @@ ProgressRegister library_progress_register() {
   return found;
 }
 
-bool blocked_calls_step_tasks() {
-  return thread_multiple() || library_progress_register() != nullptr;
+bool library_progress_steps_tasks() {
+#ifdef LEANCAST_MPIX_ASYNC
+  return true;
+#else
+  return library_progress_register() != nullptr;
+#endif
 }
+
+bool blocked_calls_step_tasks() { return thread_multiple() || library_progress_steps_tasks(); }
 
 Decision nonblocking_choice(const Decision& decision, const BcastCall& call, const TypeInfo& info,
                             RunComm* state, bool must_be_stepped) {

@@ -16,12 +16,16 @@ bool thread_multiple();
 using ProgressRegister = int (*)(int (*)());
 ProgressRegister library_progress_register();
 
+// Whether the library's progress engine steps the tasks, in every call that progresses, at
+// every thread level: Open MPI's (opal_progress_register), and MPICH's where the build found
+// MPIX_Async_start (MPICH >= 4.3, LEANCAST_MPIX_ASYNC; untested: Debian 12 has 4.0.2).
+bool library_progress_steps_tasks();
+
 // Whether outstanding tasks move while this process blocks in one of the library's calls:
-// Open MPI's progress engine steps them at every thread level, MPICH's nothing, but under
-// MPI_THREAD_MULTIPLE the progress thread does. MPICH below MPI_THREAD_MULTIPLE has neither,
-// and there a correct program that blocks in a collective while another rank waits for one
-// of its broadcasts would hang, but for the tasks the helper thread can finish
-// (runs_without_library).
+// where its progress engine steps them, or under MPI_THREAD_MULTIPLE, where the progress
+// thread does. MPICH 4.0 below MPI_THREAD_MULTIPLE has neither, and there a correct program
+// that blocks in a collective while another rank waits for one of its broadcasts would
+// hang, but for the tasks the helper thread can finish (runs_without_library).
 bool blocked_calls_step_tasks();
 
 // What a nonblocking (or persistent) call runs where the front end decided `decision` for

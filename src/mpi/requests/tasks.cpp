@@ -236,7 +236,7 @@ class Engine {
   void start_thread_once() {
     if (thread_started_) return;
     const bool asked = process_settings().progress_thread;
-    if (!asked && library_progress_register() != nullptr) return;
+    if (!asked && library_progress_steps_tasks()) return;
     thread_started_ = true;
     const bool copies_only = !thread_multiple();
     if (copies_only && asked) {
@@ -268,8 +268,12 @@ class Engine {
 
   // Open MPI runs the functions registered with its progress engine in every call that
   // progresses, at every thread level: there it steps the tasks. Registered at the first
-  // task; lock_ held.
+  // task; lock_ held. MPICH (>= 4.3) runs an "async thing" so until it says it is done: one
+  // is started whenever tasks are outstanding and none runs.
   void hook_once() {
+#ifdef LEANCAST_MPIX_ASYNC
+    if (!async_running_) async_running_ = MPIX_Async_start(poll_async, nullptr, MPIX_STREAM_NULL) == MPI_SUCCESS;
+#endif
     if (hooked_) return;
     hooked_ = true;
     if (auto* register_callback = library_progress_register()) {
@@ -278,6 +282,22 @@ class Engine {
   }
 
   static int step_in_library_progress();
+#ifdef LEANCAST_MPIX_ASYNC
+  // MPICH's progress calls it (its own lock held): it steps the tasks as Open MPI's callback
+  // does, and ends (MPIX_ASYNC_DONE) once none is outstanding, under lock_ so that the next
+  // enqueue starts another. Inside leancast's own calls it does nothing: lock_ may be this
+  // thread's.
+  static int poll_async(MPIX_Async_thing) {
+    if (OwnCalls::active()) return MPIX_ASYNC_NOPROGRESS;
+    Engine& self = engine();
+    self.progress();
+    std::unique_lock guard(self.lock_, std::try_to_lock);
+    if (!guard.owns_lock() || tasks_outstanding()) return MPIX_ASYNC_NOPROGRESS;
+    self.async_running_ = false;
+    return MPIX_ASYNC_DONE;
+  }
+  bool async_running_ = false;
+#endif
 
   // A task that nothing steps while its rank blocks in another of the library's calls
   // (MPICH below MPI_THREAD_MULTIPLE, a named algorithm's: auto leaves such broadcasts to
