@@ -268,8 +268,9 @@ int run_plan(const BcastCall& call, PrivateComm& state, PlanSlot& slot,
   const int size = state.size();
   if (nonblocking == nullptr) {
     // Online tuning's trials and settled choices repeat too (docs/auto.md#online-tuning).
-    if (plan.tuned && tuning_online())
+    if (plan.tuned && tuning_online()) {
       return run_tuned(call, state, size, TypeInfo(plan.info), false);
+    }
     return run_decision(call, plan.decision, &state, size, plan.info, nullptr, &plan);
   }
   const bool moves_data = plan.info.bytes > 0 && size > 1;

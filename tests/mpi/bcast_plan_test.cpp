@@ -126,7 +126,7 @@ TEST_F(Plans, OnlyARepeatedDeferralTakesIt) {
     EXPECT_FALSE(passes_at_once(call(1), &mpi)) << "another root";
   }
   for (int seed = 100; seed < 150; ++seed) {
-    ASSERT_EQ(broadcast(0, seed, mpi), 0) << "a repeat on the short way, seed " << seed;
+    ASSERT_EQ(broadcast(0, seed, mpi), 0) << "a repeat straight to the library, seed " << seed;
   }
   EXPECT_TRUE(passes_at_once(call(0), &mpi));
   ASSERT_EQ(broadcast(0, 8, AlgorithmSpec(Algorithm::binomial)), 0);
@@ -148,7 +148,7 @@ TEST_F(Plans, RepeatedNonblockingDeferralGoesToMpiIbcast) {
   EXPECT_FALSE(ibcast_passes_at_once({MPI_IN_PLACE, 16, MPI_INT, 0, comm_}, &mpi))
       << "MPI_IN_PLACE";
   for (int seed = 100; seed < 150; ++seed) {
-    ASSERT_EQ(nonblocking(0, seed, mpi), 0) << "a repeat on the short way, seed " << seed;
+    ASSERT_EQ(nonblocking(0, seed, mpi), 0) << "a repeat straight to the library, seed " << seed;
   }
   ASSERT_EQ(nonblocking(0, 11, std::nullopt), 0);  // auto: 64 B
   if (world_size() > 1) {                          // (one rank runs linear, which sends nothing)
@@ -182,12 +182,27 @@ TEST_F(Plans, NotWhileALeancastBroadcastIsOutstanding) {
 
 TEST_F(Plans, NotWhileOnlineTuningMayTryTheCall) {
   if (world_size() < 2) GTEST_SKIP() << "online tuning tries broadcasts that move data";
-  // auto at 16 ints is tunable; where it is the library's broadcast, it repeats on the short
-  // way with tuning off, and not with tuning on (a trial may run another algorithm).
+  // auto at 16 ints is tunable; where it is the library's broadcast, it repeats straight to
+  // the library with tuning off, and not with tuning on (a trial may run another algorithm);
+  // where it is leancast's, its copies at once do not run again while tuning is on, and the
+  // trials (each algorithm's resolved plan) deliver.
   std::string by;
   const auto chosen = chosen_algorithm(comm_, 16 * sizeof(int), &by);
   ASSERT_TRUE(chosen.has_value());
-  if (chosen->algorithm != Algorithm::mpi) GTEST_SKIP() << "auto runs " << to_string(*chosen);
+  if (chosen->algorithm != Algorithm::mpi) {
+    ASSERT_TRUE(set_tuning("off"));
+    ASSERT_EQ(broadcast(0, 7, std::nullopt), 0);
+    const detail::PlanSlot* slot = planned(call(0), nullptr);
+    ASSERT_NE(slot, nullptr);
+    if (!slot->plan->tuned) GTEST_SKIP() << "auto's " << to_string(*chosen) << " is not tunable";
+    ASSERT_TRUE(set_tuning("online"));
+    EXPECT_FALSE(detail::copies_again_apply(*slot->plan)) << "a trial may run another algorithm";
+    for (int seed = 20; seed < 60; ++seed) {
+      ASSERT_EQ(broadcast(0, seed, std::nullopt), 0) << "under online tuning, seed " << seed;
+    }
+    ASSERT_TRUE(set_tuning(""));
+    return;
+  }
   ASSERT_TRUE(set_tuning("off"));
   ASSERT_EQ(broadcast(0, 7, std::nullopt), 0);
   EXPECT_TRUE(passes_at_once(call(0), nullptr));

@@ -45,20 +45,20 @@ enum class RunKind : std::uint8_t { library, nothing, schedule };
 enum class Passes : std::uint8_t { never, always, unless_tuning };
 
 struct CallPlan {
+  // First, on the line a repeat's copies read: whether online tuning decides its blocking
+  // calls while it is on, and the copies at once aimed at its program (CopiesAtOnce,
+  // broadcast_run.hpp: its repeats run them again).
+  bool tuned = false;
+  CopiesAtOnce copies;
   Decision decision;                       // the blocking call's
   std::optional<AlgorithmSpec> algorithm;  // the request's (named, resolved)
   TypeInfo info;  // keyed by handle: the calls'; by bytes: only `bytes` holds for every call
   RunKind run = RunKind::library;
-  bool tuned = false;    // online tuning decides its blocking calls while it is on
-  bool by_type = false;  // keyed by a predefined type's handle: copies at once may serve it
   // A nonblocking call's choice (nonblocking_choice), once made and not one that depends on
   // the window; for the interposer's calls or the API's.
   std::optional<Decision> nonblocking;
   bool nonblocking_interposed = false;
-  // This rank's program, made at the plan's first run of a schedule, and the copies at once
-  // aimed at it (CopiesAtOnce, broadcast_run.hpp: its repeats run them again).
-  std::shared_ptr<const Program> program;
-  CopiesAtOnce copies;
+  std::shared_ptr<const Program> program;  // this rank's, made at the plan's first run
   std::string name;  // the text LC_Bcast_with named its algorithm with ("": none yet)
 };
 
@@ -141,10 +141,12 @@ class CallPlans {
   // Named algorithms of one shape share a probe window (the C API finds them by their text).
   static std::size_t index(MPI_Count count, MPI_Datatype type, int root, std::uint8_t request,
                            bool by_bytes) {
-    std::uint64_t h = static_cast<std::uint64_t>(count) * 0x9E3779B97F4A7C15ULL;
-    h ^= (by_bytes ? 0 : handle_bits(type)) * 0xC2B2AE3D27D4EB4FULL;
-    h ^= (static_cast<std::uint64_t>(static_cast<std::uint32_t>(root)) << 8) | request;
-    h *= 0x165667B19E3779F9ULL;
+    // Two multiplications: the words mixed, then their top bits spread.
+    std::uint64_t h =
+        (static_cast<std::uint64_t>(count) +
+         (static_cast<std::uint64_t>(static_cast<std::uint32_t>(root)) << 40) + request) *
+        0x9E3779B97F4A7C15ULL;
+    h = (h ^ (by_bytes ? 0 : handle_bits(type))) * 0xC2B2AE3D27D4EB4FULL;
     return static_cast<std::size_t>(h >> 58);  // the top 6 bits: one of 64
   }
   // Inline: a call that names its algorithm hashes it on a repeat's way.
