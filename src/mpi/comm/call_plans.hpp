@@ -141,12 +141,12 @@ class CallPlans {
   // Named algorithms of one shape share a probe window (the C API finds them by their text).
   static std::size_t index(MPI_Count count, MPI_Datatype type, int root, std::uint8_t request,
                            bool by_bytes) {
-    // Two multiplications: the words mixed, then their top bits spread.
-    std::uint64_t h =
-        (static_cast<std::uint64_t>(count) +
-         (static_cast<std::uint64_t>(static_cast<std::uint32_t>(root)) << 40) + request) *
+    // One multiplication (a repeat's way pays for it): the words mixed, their top bits spread.
+    const std::uint64_t h =
+        ((static_cast<std::uint64_t>(count) ^
+          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(root)) << 40) ^ request) ^
+         (by_bytes ? 0 : handle_bits(type))) *
         0x9E3779B97F4A7C15ULL;
-    h = (h ^ (by_bytes ? 0 : handle_bits(type))) * 0xC2B2AE3D27D4EB4FULL;
     return static_cast<std::size_t>(h >> 58);  // the top 6 bits: one of 64
   }
   // Inline: a call that names its algorithm hashes it on a repeat's way.
