@@ -18,7 +18,6 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
-#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,7 +66,7 @@ struct alignas(64) PlanSlot {
   MPI_Count count = 0;  // the call's, or (by bytes) the bytes it moves
   MPI_Datatype type{};  // by handle: the call's type (by bytes: unset)
   int root = 0;
-  std::uint32_t algorithm_hash = 0;  // of the request's algorithm (none: 0)
+  std::uint32_t algorithm_hash = 0;  // the request's algorithm's fingerprint (none: 0)
   std::uint8_t request = 0;          // Request, with kByBytes; 0: empty
   Passes passes = Passes::never;
   bool ibcast_passes = false;  // a nonblocking call goes to the library's MPI_Ibcast at once
@@ -149,20 +148,12 @@ class CallPlans {
         0x9E3779B97F4A7C15ULL;
     return static_cast<std::size_t>(h >> 58);  // the top 6 bits: one of 64
   }
-  // Inline: a call that names its algorithm hashes it on a repeat's way.
+  // A fingerprint of a request's algorithm, not a hash: a call that names its algorithm takes
+  // it on a repeat's way, where hashing every field cost more than the rest of the lookup;
+  // the plan's full algorithm settles what the fingerprint leaves equal.
   static std::uint32_t algorithm_hash(const AlgorithmSpec& spec) {
-    std::uint64_t h = static_cast<std::uint64_t>(spec.algorithm) + 1;
-    const std::uint64_t executor =
-        spec.executor ? 1 + (static_cast<std::uint64_t>(spec.executor->kind) << 32) +
-                            static_cast<std::uint32_t>(spec.executor->lookahead)
-                      : 0;
-    for (const std::uint64_t word :
-         {spec.parameter, static_cast<std::uint64_t>(spec.between_nodes.algorithm),
-          spec.between_nodes.parameter, static_cast<std::uint64_t>(spec.within_nodes.algorithm),
-          spec.within_nodes.parameter, executor}) {
-      h = (h ^ word) * 0x100000001B3ULL;
-    }
-    return static_cast<std::uint32_t>(h ^ (h >> 32));
+    return static_cast<std::uint32_t>(spec.algorithm) + 1 +
+           (static_cast<std::uint32_t>(spec.parameter) << 8);
   }
 
   std::array<PlanSlot, kSlots> slots_{};
