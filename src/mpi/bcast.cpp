@@ -1,7 +1,5 @@
 #include "mpi/bcast.hpp"
 
-#include <atomic>
-#include <climits>
 #include <functional>
 #include <new>
 
@@ -9,7 +7,8 @@
 
 #include "mpi/run/byte_buffer.hpp"
 #include "mpi/comm/call_check.hpp"
-#include "mpi/comm/comm_hint.hpp"
+#include "mpi/comm/call_decision.hpp"
+#include "mpi/comm/call_plans.hpp"
 #include "mpi/base/errors.hpp"
 #include "mpi/run/executor.hpp"
 #include "mpi/comm/node_keys.hpp"
@@ -85,50 +84,13 @@ int pass_intercommunicator(const BcastCall& call, const NonblockingCall* nonbloc
   return pass(call, nonblocking, &count);
 }
 
-// What runs, decided from the call, the communicator's hint and the settings; the node map
-// is asked for only if the choice depends on it: the private state's, which a blocking call
-// makes if there is none yet (a call that may not make it decides without one). The choice is
-// remembered in the private state, if there is one by then.
-Decision decide_now(MPI_Comm comm, const std::optional<AlgorithmSpec>& requested, int size,
-                    std::uint64_t bytes, bool moves_data, bool may_make_state, PrivateComm*& state,
-                    int& rc) {
-  const NodesLookup nodes = [&]() -> std::shared_ptr<const NodeMap> {
-    if (!moves_data) return nullptr;
-    if (state == nullptr && may_make_state && (rc = private_comm(comm, state)) != MPI_SUCCESS) {
-      return nullptr;
-    }
-    return state != nullptr ? state->nodes() : nullptr;
-  };
-  // With a private communicator the hint is in its state; without, one attribute lookup.
-  const std::optional<AlgorithmSpec> hint = requested          ? std::nullopt
-                                            : state != nullptr ? state->hint()
-                                                               : comm_hint(comm);
-  const Decision decision = decide(process_settings(), requested, size, bytes, nodes, hint);
-  if (rc == MPI_SUCCESS && state != nullptr) state->remember(bytes, requested, decision);
-  return decision;
-}
-
-// set_executor's override, one word (read on every broadcast): kNoOverride, kRounds, or a
-// dataflow's lookahead (-1: none).
-constexpr int kNoOverride = INT_MIN, kRounds = -2;
-std::atomic<int> executor_override{kNoOverride};
-
-// The executor that runs `spec`: its own, else the override, else LEANCAST_EXECUTOR's.
-ExecutorSpec executor_for(const AlgorithmSpec& spec) {
-  if (spec.executor) return *spec.executor;
-  const int chosen = executor_override.load(std::memory_order_relaxed);
-  if (chosen == kNoOverride) return process_settings().executor;
-  if (chosen == kRounds) return {ExecutorSpec::Kind::rounds, -1};
-  return {ExecutorSpec::Kind::dataflow, chosen};
-}
-
 int raise_outcome(MPI_Comm comm, const Outcome& outcome) {
   if (outcome.code == MPI_SUCCESS) return MPI_SUCCESS;
   return raise_message(comm, outcome.code, outcome.message);
 }
 
 // Runs `copies` through `window` for `call`, counted as `decision`; errors raised. Inline: on
-// the short way (copies_again) one frame more is stores more queued behind a barrier's last
+// a repeat's way (copies_again) one frame more is stores more queued behind a barrier's last
 // store (CopiesAtOnce, broadcast_run.hpp).
 [[gnu::always_inline]] inline int run_copies(const BcastCall& call, PrivateComm& state,
                                              CopiesAtOnce& copies, SharedWindow* window,
@@ -139,29 +101,42 @@ int raise_outcome(MPI_Comm comm, const Outcome& outcome) {
   return rc == MPI_SUCCESS ? rc : raise_message(call.comm, rc, copies.message());
 }
 
-// Runs a leancast schedule (BroadcastRun, the one run path): started as a task for a
-// nonblocking call, set up for a persistent one, and for a blocking one run to its end at
-// once, or as one more task where tasks are outstanding (so that it steps them).
+// How a decision runs: the library's broadcast, nothing to move, or a schedule.
+RunKind run_kind(const Decision& decision, const TypeInfo& info, int size) {
+  if (decision.algorithm.algorithm == Algorithm::mpi) return RunKind::library;
+  return info.bytes == 0 || size <= 1 ? RunKind::nothing : RunKind::schedule;
+}
+
+// Decided for the library's broadcast, with nothing to count (LEANCAST_VERBOSE off).
+bool deferred(const Decision& decision) {
+  return decision.algorithm.algorithm == Algorithm::mpi && !process_settings().verbose;
+}
+
+// Runs a leancast schedule (BroadcastRun, the one run path) of `plan`, whose program it
+// makes at its first run: started as a task for a nonblocking call, set up for a persistent
+// one, and for a blocking one run to its end at once, or as one more task where tasks are
+// outstanding (so that it steps them).
 int run_schedule(const BcastCall& call, const Decision& decision, PrivateComm& state,
-                 const TypeInfo& info, const NonblockingCall* nonblocking) {
-  // A blocking broadcast that runs at once borrows its program from the cache: counting a
-  // reference is a locked instruction, which waits for the broadcast's stores to shared
-  // memory to reach the other cores (a fifth of the root's time in a 64 B shm broadcast).
+                 const TypeInfo& info, const NonblockingCall* nonblocking, CallPlan& plan) {
+  // A blocking broadcast that runs at once borrows its program from the plan, which no lookup
+  // replaces while it runs: counting a reference is a locked instruction, which waits for the
+  // broadcast's stores to shared memory to reach the other cores (a fifth of the root's time
+  // in a 64 B shm broadcast).
   const bool direct = nonblocking == nullptr && !tasks_outstanding();
-  const std::shared_ptr<const Program>& cached =
-      state.program(decision.algorithm, call.root, info.bytes);
+  if (!plan.program) plan.program = make_program(state, decision.algorithm, call.root, info.bytes);
   using Shared = std::shared_ptr<const Program>;
-  const BroadcastPlan plan{.call = call,
-                           .state = &state,
-                           .info = info,
-                           .decision = decision,
-                           .program = direct ? Shared(Shared(), cached.get()) : cached,
-                           .executor = executor_for(decision.algorithm),
-                           .blocking = nonblocking == nullptr,
-                           .whole_packing = nonblocking != nullptr && !blocked_calls_step_tasks(),
-                           .held_type = nullptr};
+  const BroadcastPlan run_plan{
+      .call = call,
+      .state = &state,
+      .info = info,
+      .decision = decision,
+      .program = direct ? Shared(Shared(), plan.program.get()) : plan.program,
+      .executor = executor_for(decision.algorithm),
+      .blocking = nonblocking == nullptr,
+      .whole_packing = nonblocking != nullptr && !blocked_calls_step_tasks(),
+      .held_type = nullptr};
   if (nonblocking != nullptr) {
-    BroadcastPlan held = plan;
+    BroadcastPlan held = run_plan;
     int rc = info.in_place ? MPI_SUCCESS : hold_type(held.call.type, held.held_type);
     if (rc == MPI_SUCCESS) {
       rc = nonblocking->persistent ? make_persistent(call, &held, nonblocking->handle)
@@ -172,21 +147,22 @@ int run_schedule(const BcastCall& call, const Decision& decision, PrivateComm& s
   bool fallback = false;
   int rc = MPI_SUCCESS;
   if (!direct) {
-    rc = run_waited(plan, fallback);
+    rc = run_waited(run_plan, fallback);
   } else {
     // Taken before the short cut: every rank counts every run alike, whichever way it runs
     // (one rank's type may have gaps where another's has none).
     const std::uint32_t sequence = state.next_sequence();
-    if (CopiesAtOnce* copies = state.copies_at_once(plan)) {
-      if (SharedWindow* window = copies->window()) {
-        return run_copies(call, state, *copies, window, decision, info.bytes);
+    if (!plan.copies.aimed() && CopiesAtOnce::suits(run_plan)) plan.copies.aim(run_plan);
+    if (plan.copies.aimed()) {
+      if (SharedWindow* window = plan.copies.window()) {
+        return run_copies(call, state, plan.copies, window, decision, info.bytes);
       }
     }
     // The executors' MPI_Waitsome and the rest go straight to the library (a copy through
     // shared memory makes none).
     std::optional<OwnCalls> own;
-    if (!plan.program->operations.empty()) own.emplace();
-    BroadcastRun run(plan, sequence, state.scratch());
+    if (!run_plan.program->operations.empty()) own.emplace();
+    BroadcastRun run(run_plan, sequence, state.scratch());
     run.advance(true);
     fallback = run.fallback();
     rc = raise_outcome(call.comm, run.outcome());
@@ -195,20 +171,24 @@ int run_schedule(const BcastCall& call, const Decision& decision, PrivateComm& s
   return rc == MPI_SUCCESS && fallback ? pass(call, nullptr, nullptr) : rc;  // counted by the run
 }
 
-// Runs what was decided: the library's broadcast, or a schedule (state is set where one
-// moves data).
+// Runs what was decided: the library's broadcast, or a schedule (state and plan are set
+// where one moves data).
 int run_decision(const BcastCall& call, const Decision& decision, PrivateComm* state, int size,
-                 const TypeInfo& info, const NonblockingCall* nonblocking) {
+                 const TypeInfo& info, const NonblockingCall* nonblocking, CallPlan* plan) {
   // Counted once per broadcast: a persistent one at each start.
   const Count count{decision, size, info.bytes, state != nullptr ? state->nodes() : kNoNodes};
-  if (decision.algorithm.algorithm == Algorithm::mpi) return pass(call, nonblocking, &count);
-  if (info.bytes == 0 || size <= 1) {
-    // Nothing moves; a request still has to complete (the library's broadcast of nothing).
-    if (nonblocking != nullptr) return pass_nonblocking(call, *nonblocking, count);
-    count();
-    return MPI_SUCCESS;
+  switch (run_kind(decision, info, size)) {
+    case RunKind::library:
+      return pass(call, nonblocking, &count);
+    case RunKind::nothing:
+      // Nothing moves; a request still has to complete (the library's broadcast of nothing).
+      if (nonblocking != nullptr) return pass_nonblocking(call, *nonblocking, count);
+      count();
+      return MPI_SUCCESS;
+    case RunKind::schedule:
+      break;
   }
-  return run_schedule(call, decision, *state, info, nonblocking);
+  return run_schedule(call, decision, *state, info, nonblocking, *plan);
 }
 
 // Online tuning decides a blocking broadcast: auto's tunable choice, data to move, tuning on.
@@ -216,15 +196,86 @@ bool tuned_online(const Decision& decision, std::uint64_t bytes, int size) {
   return decision.tunable && bytes > 0 && size > 1 && tuning_online();
 }
 
-// A blocking broadcast online tuning decides: a trial (timed) or the class's settled choice.
-int run_tuned(const BcastCall& call, PrivateComm& state, int size, const TypeInfo& info) {
+// A blocking broadcast online tuning decides: a trial (timed) or the class's settled choice,
+// run by the plan of the call's shape with that algorithm resolved (`by_bytes`: as the
+// call's own plan is keyed). The call's own plan may be replaced by it: not used here.
+int run_tuned(const BcastCall& call, PrivateComm& state, int size, const TypeInfo& info,
+              bool by_bytes) {
   const TuneStep step = tune_step(state, info.bytes);
   const Decision trying{step.algorithm, Algorithm::automatic,
                         step.trial ? "online tuning, on trial" : "online tuning"};
+  const PlanKey key{by_bytes ? static_cast<MPI_Count>(info.bytes) : call.count,
+                    call.type,
+                    call.root,
+                    Request::resolved,
+                    &step.algorithm,
+                    by_bytes};
+  PlanSlot* slot = state.plans().find(key);
+  if (slot == nullptr) slot = state.plans().add(key, resolved_plan(step.algorithm, info.bytes));
   const double start = step.trial ? MPI_Wtime() : 0.0;
-  const int rc = run_decision(call, trying, &state, size, info, nullptr);
+  const int rc = run_decision(call, trying, &state, size, info, nullptr, slot->plan.get());
   if (step.trial) tune_record(state, step, MPI_Wtime() - start);
   return rc;
+}
+
+// A new plan of `key` for `decision` on `state` (the call's `info`, `size` ranks).
+PlanSlot& add_plan(PrivateComm& state, const PlanKey& key, const Decision& decision,
+                   const TypeInfo& info, int size) {
+  auto plan = std::make_unique<CallPlan>();
+  plan->decision = decision;
+  if (key.algorithm != nullptr) plan->algorithm = *key.algorithm;
+  // By bytes, the calls' types differ: their layouts are asked at every call.
+  plan->info = key.by_bytes ? TypeInfo{info.bytes, false} : info;
+  plan->run = run_kind(decision, info, size);
+  plan->tuned = decision.tunable && info.bytes > 0 && size > 1;
+  PlanSlot& slot = *state.plans().add(key, std::move(plan));
+  if (!key.by_bytes && deferred(decision)) {
+    slot.passes = decision.tunable ? Passes::unless_tuning : Passes::always;
+  }
+  return slot;
+}
+
+// What a nonblocking call of the plan in `slot` runs (nonblocking_choice where it moves
+// data), kept in the plan unless it depends on the window (a later call may find one); where
+// that is the library's MPI_Ibcast with nothing to count, the next such call goes there at
+// once (pass_at_once.hpp).
+Decision nonblocking_decision(const BcastCall& call, PrivateComm& state, PlanSlot& slot,
+                              const NonblockingCall& nonblocking, bool moves_data) {
+  CallPlan& plan = *slot.plan;
+  const bool by_type = (slot.request & CallPlans::kByBytes) == 0;
+  if (!moves_data) {  // the library's broadcast of nothing (run_decision)
+    slot.ibcast_passes = by_type && !process_settings().verbose;
+    return plan.decision;
+  }
+  if (plan.nonblocking && plan.nonblocking_interposed == nonblocking.interposed) {
+    return *plan.nonblocking;
+  }
+  const Decision chosen =
+      nonblocking_choice(plan.decision, call, plan.info, &state, nonblocking.interposed);
+  if (chosen.by != kUnsteppedNonblocking) {
+    plan.nonblocking = chosen;
+    plan.nonblocking_interposed = nonblocking.interposed;
+    slot.ibcast_passes = by_type && deferred(chosen);
+  }
+  return chosen;
+}
+
+// A call whose plan is made: its checks passed for the shape, its decisions hold (but for
+// the buffer's checks, asked again by the caller).
+int run_plan(const BcastCall& call, PrivateComm& state, PlanSlot& slot,
+             const NonblockingCall* nonblocking) {
+  CallPlan& plan = *slot.plan;
+  const int size = state.size();
+  if (nonblocking == nullptr) {
+    // Online tuning's trials and settled choices repeat too (docs/auto.md#online-tuning).
+    if (plan.tuned && tuning_online()) {
+      return run_tuned(call, state, size, TypeInfo(plan.info), false);
+    }
+    return run_decision(call, plan.decision, &state, size, plan.info, nullptr, &plan);
+  }
+  const bool moves_data = plan.info.bytes > 0 && size > 1;
+  const Decision decision = nonblocking_decision(call, state, slot, *nonblocking, moves_data);
+  return run_decision(call, decision, &state, size, plan.info, nonblocking, &plan);
 }
 
 // `state`: the private communicator, if an earlier broadcast made it (`found`: the lookup's
@@ -273,15 +324,22 @@ int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
   // assumes one node.
   int rc = MPI_SUCCESS;
   const bool moves_data = info.bytes > 0 && size > 1;
-  // A size this communicator has broadcast before, with the same algorithm named (or none):
-  // the same choice.
-  const Decision* known = state != nullptr ? state->remembered(info.bytes, requested) : nullptr;
+  // The plan of the call's shape, if made: its decision (a derived type's, or any under
+  // LEANCAST_CHECK, keyed by the bytes it moves).
+  const bool by_bytes = !predefined || checking;
+  const PlanKey key{by_bytes ? static_cast<MPI_Count>(info.bytes) : call.count,
+                    call.type,
+                    call.root,
+                    requested ? Request::named : Request::none,
+                    requested ? &*requested : nullptr,
+                    by_bytes};
+  PlanSlot* slot = state != nullptr ? state->plans().find(key) : nullptr;
   // A blocking call may make the private state, and a persistent one's init (collective, as
   // MPI_Bcast_init); a nonblocking call may not wait for the other ranks.
   const bool may_make_state = nonblocking == nullptr || nonblocking->persistent;
-  Decision decision = known != nullptr ? *known
-                                       : decide_now(comm, requested, size, info.bytes, moves_data,
-                                                    may_make_state, state, rc);
+  Decision decision = slot != nullptr ? slot->plan->decision
+                                      : decide_now(comm, requested, size, info.bytes, moves_data,
+                                                   may_make_state, state, rc);
   if (rc != MPI_SUCCESS) return raise_code(comm, rc);
   // Such a call that moves data makes it even where the library's broadcast runs: the
   // communicator's nonblocking calls, which may not make it, need it to run leancast's.
@@ -289,15 +347,11 @@ int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
       (rc = private_comm(comm, state)) != MPI_SUCCESS) {
     return raise_code(comm, rc);
   }
-  if (nonblocking != nullptr && moves_data) {
+  if (state != nullptr && slot == nullptr) slot = &add_plan(*state, key, decision, info, size);
+  if (nonblocking != nullptr && slot != nullptr) {
+    decision = nonblocking_decision(call, *state, *slot, *nonblocking, moves_data);
+  } else if (nonblocking != nullptr && moves_data) {
     decision = nonblocking_choice(decision, call, info, state, nonblocking->interposed);
-  }
-  if (predefined && !checking && state != nullptr) {
-    if (nonblocking == nullptr) {
-      state->remember_call(call, requested, info, decision);
-    } else if (!nonblocking->persistent && decision.by != kUnsteppedNonblocking) {
-      state->remember_ibcast(call, requested, info, decision);
-    }
   }
   if (check) {
     complete_outstanding(state);  // the agreement's messages come after theirs
@@ -310,31 +364,22 @@ int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
       state == nullptr && (rc = private_comm(comm, state)) != MPI_SUCCESS) {
     return raise_code(comm, rc);
   }
-  if (!tuned) return run_decision(call, decision, state, size, info, nonblocking);
-  return run_tuned(call, *state, size, info);
-}
-
-// A repeat of the last blocking call on its communicator: its checks passed, its answers
-// hold (but for the buffer's, which are asked again); LEANCAST_CHECK agrees at every call.
-// Apart from run(), whose frame is large (git show 36aaa05^:docs/benchmarks/call-path/).
-const PrivateComm::LastCall* repeated(const BcastCall& call,
-                                      const std::optional<AlgorithmSpec>& requested,
-                                      const PrivateComm& state) {
-  if (process_settings().check) return nullptr;
-  const PrivateComm::LastCall* last = state.repeat_of(call, requested ? &*requested : nullptr);
-  if (last == nullptr || check_buffer(call, true)) return nullptr;
-  return last;
+  if (state != nullptr && slot == nullptr) slot = &add_plan(*state, key, decision, info, size);
+  if (!tuned) {
+    return run_decision(call, decision, state, size, info, nonblocking,
+                        slot != nullptr ? slot->plan.get() : nullptr);
+  }
+  return run_tuned(call, *state, size, info, by_bytes);
 }
 
 }  // namespace
 
-int copies_again(const BcastCall& call, PrivateComm& state, const PrivateComm::LastCall& last) {
+int copies_again(const BcastCall& call, PrivateComm& state, CallPlan& plan) {
   try {
-    CopiesAtOnce& copies = state.kept_copies();
-    SharedWindow* window = copies.window();
+    SharedWindow* window = plan.copies.window();
     if (window == nullptr) return kWholeWay;
     state.next_sequence();  // as every run counts it (run_schedule)
-    return run_copies(call, state, copies, window, last.decision, last.info.bytes);
+    return run_copies(call, state, plan.copies, window, plan.decision, plan.info.bytes);
   } catch (const std::bad_alloc&) {
     return raise_code(call.comm, MPI_ERR_NO_MEM);
   } catch (...) {
@@ -342,7 +387,7 @@ int copies_again(const BcastCall& call, PrivateComm& state, const PrivateComm::L
   }
 }
 
-// Out of line: its frame stays off the short way's.
+// Out of line: its frame stays off a repeat's way (pass_at_once.hpp).
 [[gnu::noinline]] int bcast_whole(const BcastCall& call,
                                   const std::optional<AlgorithmSpec>& requested,
                                   const NonblockingCall* nonblocking) {
@@ -364,14 +409,13 @@ int copies_again(const BcastCall& call, PrivateComm& state, const PrivateComm::L
     PrivateComm* state = nullptr;
     const int found =
         call.comm == MPI_COMM_NULL ? MPI_SUCCESS : existing_private_comm(call.comm, state);
-    if (const PrivateComm::LastCall* last = nonblocking == nullptr && state != nullptr
-                                                ? repeated(call, requested, *state)
-                                                : nullptr) {
-      // Online tuning's trials and settled choices repeat too (docs/auto.md#online-tuning).
-      if (tuned_online(last->decision, last->info.bytes, state->size())) {
-        return run_tuned(call, *state, state->size(), last->info);
+    // A shape planned before (with a predefined type: only those are found by handle, and
+    // none under LEANCAST_CHECK, which agrees at every call).
+    if (state != nullptr) {
+      PlanSlot* slot = state->plans().find(call, requested ? &*requested : nullptr);
+      if (slot != nullptr && !check_buffer(call, true)) {
+        return run_plan(call, *state, *slot, nonblocking);
       }
-      return run_decision(call, last->decision, state, state->size(), last->info, nullptr);
     }
     return run(call, requested, nonblocking, state, found);
   } catch (const std::bad_alloc&) {
@@ -397,54 +441,3 @@ int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
 }
 
 }  // namespace leancast::detail
-
-namespace leancast {
-
-bool set_executor(std::string_view name) {
-  std::optional<ExecutorSpec> chosen;
-  if (!name.empty() && !(chosen = parse_executor_spec(name))) return false;
-  const int word = !chosen                                      ? detail::kNoOverride
-                   : chosen->kind == ExecutorSpec::Kind::rounds ? detail::kRounds
-                                                                : chosen->lookahead;
-  detail::executor_override.store(word, std::memory_order_relaxed);
-  return true;
-}
-
-std::string executor_description() {
-  const detail::Settings& settings = detail::process_settings();
-  const ExecutorSpec executor = detail::executor_for(Algorithm::automatic);
-  if (executor.kind == ExecutorSpec::Kind::rounds) return to_string(executor);
-  return to_string(executor) + ", receive window " +
-         std::to_string(settings.window > 0 ? settings.window : detail::kDefaultWindow) +
-         ", send window " +
-         std::to_string(settings.send_window > 0 ? settings.send_window
-                                                 : detail::kDefaultSendWindow);
-}
-
-std::optional<AlgorithmSpec> chosen_algorithm(MPI_Comm comm, std::uint64_t bytes, std::string* by,
-                                              const AlgorithmSpec* named) {
-  try {
-    int inter = 0, size = 0;
-    if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) {
-      return std::nullopt;
-    }
-    if (inter) {
-      if (by != nullptr) *by = "intercommunicator";
-      return AlgorithmSpec(Algorithm::mpi);
-    }
-    MPI_Comm_size(comm, &size);
-    detail::PrivateComm* state = nullptr;
-    if (detail::existing_private_comm(comm, state) != MPI_SUCCESS) return std::nullopt;
-    int rc = MPI_SUCCESS;
-    const std::optional<AlgorithmSpec> requested = named ? std::optional(*named) : std::nullopt;
-    const detail::Decision decision =
-        detail::decide_now(comm, requested, size, bytes, bytes > 0 && size > 1, true, state, rc);
-    if (rc != MPI_SUCCESS) return std::nullopt;
-    if (by != nullptr) *by = decision.by;
-    return decision.algorithm;
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
-}  // namespace leancast

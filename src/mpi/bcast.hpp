@@ -38,8 +38,8 @@ inline void clear_outputs(const NonblockingCall& call) {
 int bcast(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
           const NonblockingCall* nonblocking = nullptr);
 
-// bcast() without its first step, the short way of a repeated deferral (pass_at_once.hpp):
-// for the entry points that took that step themselves.
+// bcast() without its first step, a repeated call's way (pass_at_once.hpp): for the entry
+// points that took that step themselves.
 int bcast_whole(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
                 const NonblockingCall* nonblocking = nullptr);
 

@@ -15,14 +15,6 @@ namespace {
 
 using namespace leancast::detail;
 
-// The last name this thread parsed and what it parsed to: a program names the same
-// algorithm call after call, and parsing a name costs about 40 ns, a sixth of a 64 B
-// broadcast through shared memory.
-struct LastName {
-  std::string text;
-  std::optional<leancast::AlgorithmSpec> spec;
-};
-
 // The algorithm `algorithm` names, into `out`; an error raised on `comm` where it names
 // none: a known name with a bad parameter names the value and its range.
 int parse_named(MPI_Comm comm, const char* algorithm, std::optional<leancast::AlgorithmSpec>& out) {
@@ -38,15 +30,24 @@ int parse_named(MPI_Comm comm, const char* algorithm, std::optional<leancast::Al
 }
 
 // A broadcast with the algorithm named by `algorithm` (nullptr or "": the settings decide).
+// The plan of the call's shape keeps the text it was named by: a program names the same
+// algorithm call after call, and parsing a name costs about 40 ns, a sixth of a 64 B
+// broadcast through shared memory.
 int named(const BcastCall& call, const char* algorithm, const NonblockingCall* nonblocking) {
   if (nonblocking != nullptr) clear_outputs(*nonblocking);
   if (algorithm == nullptr || *algorithm == '\0') return bcast(call, std::nullopt, nonblocking);
-  thread_local LastName last;
-  if (last.spec && last.text == algorithm) return bcast(call, last.spec, nonblocking);
+  PrivateComm* state = last_state_of(call.comm);
+  if (const PlanSlot* slot = state ? state->plans().find_name(call, algorithm) : nullptr) {
+    const std::optional<leancast::AlgorithmSpec> spec = slot->plan->algorithm;
+    return bcast(call, spec, nonblocking);
+  }
   std::optional<leancast::AlgorithmSpec> parsed;
   if (int rc = parse_named(call.comm, algorithm, parsed); rc != MPI_SUCCESS) return rc;
-  last = {algorithm, parsed};
-  return bcast(call, parsed, nonblocking);
+  const int rc = bcast(call, parsed, nonblocking);
+  if ((state = last_state_of(call.comm)) != nullptr) {
+    if (PlanSlot* slot = state->plans().find(call, &*parsed)) slot->plan->name = algorithm;
+  }
+  return rc;
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ namespace {
 // wrapped by another tool that broadcasts, that broadcast goes to the MPI library.
 thread_local constinit bool inside [[gnu::tls_model("initial-exec")]] = false;
 
-// The whole path, out of line: the short way (pass_at_once.hpp) keeps no frame.
+// The whole path, out of line: a repeated call's way (pass_at_once.hpp) keeps no frame.
 [[gnu::noinline]] int whole_bcast(const detail::BcastCall& call) {
   inside = true;
   const int rc = detail::bcast_whole(call, std::nullopt);

@@ -207,8 +207,11 @@ int main(int argc, char** argv) {
            keep(info.bytes);
          },
          "MPI_Type_size_x + get_extent_x + get_envelope"},
-        {"remembered", [&] { keep(state->remembered(ubytes, shm)); },
-         "the decision cache, a call naming shm"},
+        {"plan_lookup",
+         [&] {
+           keep(state->plans().find({buf, bytes, MPI_BYTE, 0, comm}, &*shm));
+         },
+         "the call's plan, a call naming shm"},
         {"decide_auto",
          [&] {
            const detail::NodesLookup nodes = [&] { return state->nodes(); };
@@ -230,7 +233,7 @@ int main(int argc, char** argv) {
         {"record_bcast", [&] { detail::record_bcast(decision, procs, ubytes, state->nodes()); },
          "usage log, LEANCAST_VERBOSE off"},
         {"program_lookup", [&] { keep(state->program(*shm, 0, ubytes).get()); },
-         "the cached program of (shm, root, bytes)"},
+         "the program of (shm, root, bytes), kept or made"},
         {"broadcast_run_make",
          [&] {
            const detail::BroadcastPlan plan{.call = {buf, bytes, MPI_BYTE, 0, comm},

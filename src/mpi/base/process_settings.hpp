@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <climits>
 #include <cstdint>
 
 #include "select/settings.hpp"
@@ -22,8 +23,8 @@ inline const Settings& process_settings() {
   return read != nullptr ? *read : read_process_settings();
 }
 
-// The words a deferral's short way (mpi/pass_at_once.hpp) reads besides the communicator's
-// last call, on one cache line: in a program that computes between its broadcasts each line
+// The words a repeated call's way (mpi/pass_at_once.hpp) reads besides the communicator's
+// plans, on one cache line: in a program that computes between its broadcasts each line
 // the way touches may have left the cache, and with 4 ranks on this VM's 2 cores a deferred
 // 64 B broadcast cost 0.95x the library's own while these words sat on three lines (the
 // settings' a fourth).
@@ -36,7 +37,20 @@ struct alignas(64) HotWords {
   // Whether online tuning is on, as LEANCAST_TUNE or set_tuning says: -1 until first asked
   // (comm/online_tuning.hpp).
   std::atomic<int> tuning{-1};
+  // set_executor's override (mpi/comm/call_decision.cpp): kNoExecutorOverride,
+  // kRoundsExecutor, or a dataflow's lookahead (-1: none). Read by every schedule's run.
+  std::atomic<int> executor{INT_MIN};
 };
 inline HotWords hot_words;
+inline constexpr int kNoExecutorOverride = INT_MIN, kRoundsExecutor = -2;
+
+// The executor that runs `spec`: its own, else set_executor's, else LEANCAST_EXECUTOR's.
+inline ExecutorSpec executor_for(const AlgorithmSpec& spec) {
+  if (spec.executor) return *spec.executor;
+  const int chosen = hot_words.executor.load(std::memory_order_relaxed);
+  if (chosen == kNoExecutorOverride) return process_settings().executor;
+  if (chosen == kRoundsExecutor) return {ExecutorSpec::Kind::rounds, -1};
+  return {ExecutorSpec::Kind::dataflow, chosen};
+}
 
 }  // namespace leancast::detail

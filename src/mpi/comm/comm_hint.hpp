@@ -10,7 +10,7 @@
 // MPI_Comm_idup. A communicator without one is asked MPI_Comm_get_info once, at its first
 // broadcast (an MPI library that keeps the key). The hint is read into the private
 // communicator's state when that is made, and LC_Comm_set_algorithm updates it there (which
-// forgets the choices remembered by size), so a broadcast with a private communicator pays
+// forgets the plans of call shapes), so a broadcast with a private communicator pays
 // nothing for it; one without pays one MPI_Comm_get_attr.
 //
 // A value that is no algorithm leancast accepts prints one warning (rank 0 of the

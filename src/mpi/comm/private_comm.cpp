@@ -45,6 +45,7 @@ thread_local constinit LastFound last_found [[gnu::tls_model("initial-exec")]];
 PrivateComm::~PrivateComm() {
   hot_words.states_freed.fetch_add(1, std::memory_order_release);
   forget_comm(this);
+  plans_.clear();  // their copies run through the windows
   for (Shared& shared : shared_) {
     shared.setup.reset();  // completes its exchange: the other ranks take part in it
     shared.window.reset();
@@ -53,41 +54,18 @@ PrivateComm::~PrivateComm() {
   count_private_comm(false);
 }
 
-const std::shared_ptr<const Program>& PrivateComm::program(const AlgorithmSpec& algorithm, int root,
-                                                           std::uint64_t bytes) {
-  const Key key{algorithm, root, bytes};
-  for (auto it = recent_.begin(); it != recent_.end(); ++it) {
-    if (it->first == key) {
-      if (it != recent_.begin()) recent_.splice(recent_.begin(), recent_, it);
-      return it->second;
-    }
+std::shared_ptr<const Program> PrivateComm::program(const AlgorithmSpec& algorithm, int root,
+                                                    std::uint64_t bytes) {
+  const PlanKey key{
+      static_cast<MPI_Count>(bytes), MPI_Datatype{}, root, Request::resolved, &algorithm, true};
+  PlanSlot* slot = plans_.find(key);
+  if (slot == nullptr) {
+    slot = plans_.add(key, resolved_plan(algorithm, bytes), false);
+    if (slot == nullptr) return make_program(*this, algorithm, root, bytes);
   }
-  auto made = std::make_shared<const Program>(
-      make_schedule(algorithm, BcastShape{size_, root, bytes, nodes_}, rank_),
-      broadcast_signature(algorithm, root, bytes));
-  recent_.emplace_front(key, std::move(made));
-  if (recent_.size() > kCachedPrograms) {
-    if (copies_.program() == recent_.back().second.get()) {
-      copies_.forget();
-      last_call_.copies = false;
-    }
-    recent_.pop_back();
-  }
-  return recent_.front().second;
-}
-
-CopiesAtOnce* PrivateComm::copies_at_once(const BroadcastPlan& plan) {
-  if (!copies_.aimed_at(plan)) {
-    if (!CopiesAtOnce::suits(plan)) return nullptr;
-    copies_.aim(plan);
-    last_call_.copies = false;
-  }
-  LastCall& last = last_call_;
-  if (!last.copies) {
-    last.copies = last.count == plan.call.count && last.type == plan.call.type &&
-                  last.root == plan.call.root && last.decision.algorithm == plan.decision.algorithm;
-  }
-  return &copies_;
+  CallPlan& plan = *slot->plan;
+  if (!plan.program) plan.program = make_program(*this, algorithm, root, bytes);
+  return plan.program;
 }
 
 SharedWindow* PrivateComm::current_window(bool per_node, std::uint64_t slot_bytes) const {
@@ -144,20 +122,6 @@ int PrivateComm::shared_window(bool per_node, std::uint64_t slot_bytes, SharedWi
   shared.setup.reset();
   if (rc == MPI_SUCCESS) out = shared.window.get();
   return rc;
-}
-
-const Decision* PrivateComm::remembered(std::uint64_t bytes,
-                                        const std::optional<AlgorithmSpec>& call) const {
-  const std::size_t filled = std::min(decisions_made_, kRememberedDecisions);
-  for (std::size_t i = 0; i < filled; ++i) {
-    if (decisions_[i].bytes == bytes && decisions_[i].call == call) return &decisions_[i].decision;
-  }
-  return nullptr;
-}
-
-void PrivateComm::remember(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call,
-                           const Decision& decision) {
-  decisions_[decisions_made_++ % kRememberedDecisions] = {bytes, call, decision};
 }
 
 int find_private_comm(MPI_Comm user, PrivateComm*& out) {

@@ -1,7 +1,7 @@
 // Each user communicator gets a private duplicate, cached as an attribute and freed with
 // it: broadcast messages travel there, so a user receive with MPI_ANY_SOURCE/MPI_ANY_TAG
-// on the user's communicator can never match them. The cached state also keeps the
-// operations of recently used broadcast shapes, so repeated broadcasts skip planning.
+// on the user's communicator can never match them. The cached state also keeps a plan per
+// call shape (call_plans.hpp), so repeated broadcasts skip checks, decisions and planning.
 //
 // Made (MPI_Comm_dup, a blocking collective, then an allgather of the ranks' node keys) at
 // the communicator's first blocking leancast broadcast that moves data, at LC_Bcast_init, or
@@ -22,16 +22,15 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include <leancast/schedule.hpp>
 
 #include "mpi/base/process_settings.hpp"
+#include "mpi/comm/call_plans.hpp"
 #include "mpi/run/broadcast_run.hpp"
 #include "mpi/run/executor.hpp"
 #include "mpi/run/program.hpp"
@@ -60,9 +59,14 @@ class PrivateComm final : public RunComm {
   // Which node each rank runs on (node_keys.hpp, or LEANCAST_RANKS_PER_NODE).
   const std::shared_ptr<const NodeMap>& nodes() const override { return nodes_; }
 
-  // This rank's operations for one broadcast (algorithm already resolved), cached.
-  const std::shared_ptr<const Program>& program(const AlgorithmSpec& algorithm, int root,
-                                                std::uint64_t bytes) override;
+  // This rank's operations for one broadcast (algorithm already resolved): the plan's of
+  // (bytes, root, algorithm) where there is room for one without replacing another (a
+  // running plan must outlive the lookup), else made afresh.
+  std::shared_ptr<const Program> program(const AlgorithmSpec& algorithm, int root,
+                                         std::uint64_t bytes) override;
+
+  // The plans of this communicator's call shapes (call_plans.hpp).
+  CallPlans& plans() { return plans_; }
 
   ExecutorScratch& scratch() { return scratch_; }
   // The sequence number of the next broadcast that runs a schedule here, and the mask of
@@ -78,67 +82,12 @@ class PrivateComm final : public RunComm {
   const OnlineTuner* tuner() const { return tuner_.get(); }
 
   // The user communicator's info hint (comm_hint.hpp), read when this state is made and
-  // updated by MPI_Comm_set_info; a new one forgets the remembered choices.
+  // updated by MPI_Comm_set_info; a new one forgets the plans, whose decisions it may change.
   const std::optional<AlgorithmSpec>& hint() const { return hint_; }
   void set_hint(const std::optional<AlgorithmSpec>& hint) {
     hint_ = hint;
-    decisions_made_ = 0;
-    decisions_ = {};
-    last_call_ = {};
-    last_ibcast_ = {};
+    plans_.clear();
   }
-
-  // The last blocking broadcast here whose arguments passed every check, with a predefined
-  // datatype (whose handle never comes to name another type), the bytes it moved and what
-  // was decided: a repeat of it (the same count, type, root and named algorithm; any buffer)
-  // skips the datatype queries, the argument checks that do not look at the buffer, and the
-  // decision (bcast.cpp). Forgotten with the remembered choices.
-  struct alignas(64) LastCall {  // what a repeat compares, on the line it starts
-    MPI_Count count = -1;
-    MPI_Datatype type = MPI_DATATYPE_NULL;
-    int root = -1;
-    bool named = false;  // call.has_value(): a repeat that names none reads this line alone
-    // Whether a repeat may go to the library's broadcast at once (mpi/pass_at_once.hpp):
-    // `always` where it was decided for it and LEANCAST_VERBOSE is off (nothing to count);
-    // `unless_tuning` where that was auto's choice, which online tuning may try otherwise.
-    enum class Passes : unsigned char { never, always, unless_tuning } passes = Passes::never;
-    // The communicator's copies at once are aimed at this call's shape: a repeat runs them
-    // again (mpi/pass_at_once.hpp).
-    bool copies = false;
-    std::optional<AlgorithmSpec> call;
-    TypeInfo info;
-    Decision decision;
-  };
-  // `named`: the algorithm the call names (nullptr: none).
-  const LastCall* repeat_of(const BcastCall& call, const AlgorithmSpec* named) const {
-    return repeats(last_call_, call, named) ? &last_call_ : nullptr;
-  }
-  void remember_call(const BcastCall& call, const std::optional<AlgorithmSpec>& named,
-                     const TypeInfo& info, const Decision& decision) {
-    using Passes = LastCall::Passes;
-    const Passes passes = !deferred(decision) ? Passes::never
-                          : decision.tunable  ? Passes::unless_tuning
-                                              : Passes::always;
-    last_call_ = kept(call, named, info, decision, passes);
-  }
-  // The same for the last nonblocking (not persistent) broadcast, kept apart so that
-  // nonblocking calls between two blocking ones leave the blocking repeat its short way.
-  // Nonblocking calls are never tried by online tuning: a deferral passes `always`.
-  const LastCall* ibcast_repeat_of(const BcastCall& call, const AlgorithmSpec* named) const {
-    return repeats(last_ibcast_, call, named) ? &last_ibcast_ : nullptr;
-  }
-  void remember_ibcast(const BcastCall& call, const std::optional<AlgorithmSpec>& named,
-                       const TypeInfo& info, const Decision& decision) {
-    using Passes = LastCall::Passes;
-    last_ibcast_ =
-        kept(call, named, info, decision, deferred(decision) ? Passes::always : Passes::never);
-  }
-
-  // The copies a blocking broadcast of `plan` runs at once (CopiesAtOnce, broadcast_run.hpp):
-  // the communicator's one, aimed at the plan's shape if it is not already, or null where the
-  // plan needs the whole run. Where the plan is the last call's shape, its repeats run it again.
-  CopiesAtOnce* copies_at_once(const BroadcastPlan& plan);
-  CopiesAtOnce& kept_copies() { return copies_; }
 
   // The shared window shm broadcasts go through, with slots of at least `slot_bytes`: the
   // whole communicator's (flat shm) or this rank's node's (node-aware:X/shm). Made (or
@@ -157,19 +106,7 @@ class PrivateComm final : public RunComm {
     shared_[per_node ? 1 : 0].blocking_slot = slot_bytes;
   }
 
-  // The choice made for a broadcast of `bytes` bytes with the call's algorithm (or none:
-  // the settings decide), if remembered: on one communicator it comes out the same every
-  // time. Deciding again costs about 0.1 us, a third of a 1 KiB broadcast between two ranks
-  // of one node, which would make auto's deferral to the library measurably slower than the
-  // library.
-  const Decision* remembered(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call) const;
-  void remember(std::uint64_t bytes, const std::optional<AlgorithmSpec>& call,
-                const Decision& decision);
-
  private:
-  using Key = std::tuple<AlgorithmSpec, int, std::uint64_t>;  // the parameter included
-  static constexpr std::size_t kCachedPrograms = 16;
-
   MPI_Comm comm_;
   int size_;
   int rank_;
@@ -177,33 +114,8 @@ class PrivateComm final : public RunComm {
   ExecutorScratch scratch_;
   std::uint32_t sequence_mask_;
   std::uint32_t broadcasts_ = 0;
-  std::list<std::pair<Key, std::shared_ptr<const Program>>> recent_;  // most recent first
-  static constexpr std::size_t kRememberedDecisions = 8;
-  struct Remembered {
-    std::uint64_t bytes = 0;
-    std::optional<AlgorithmSpec> call;
-    Decision decision;
-  };
-  std::array<Remembered, kRememberedDecisions> decisions_{};
-  std::size_t decisions_made_ = 0;  // the next slot is decisions_made_ % kRememberedDecisions
   std::unique_ptr<OnlineTuner> tuner_;
   std::optional<AlgorithmSpec> hint_;
-  static LastCall kept(const BcastCall& call, const std::optional<AlgorithmSpec>& named,
-                       const TypeInfo& info, const Decision& decision, LastCall::Passes passes) {
-    return {call.count, call.type, call.root, named.has_value(), passes,
-            false,      named,     info,      decision};
-  }
-  static bool repeats(const LastCall& last, const BcastCall& call, const AlgorithmSpec* named) {
-    return last.type != MPI_DATATYPE_NULL && last.count == call.count && last.type == call.type &&
-           last.root == call.root && last.named == (named != nullptr) &&
-           (!last.named || *last.call == *named);
-  }
-  // Decided for the library's broadcast, with nothing to count (LEANCAST_VERBOSE off).
-  static bool deferred(const Decision& decision) {
-    return decision.algorithm.algorithm == Algorithm::mpi && !process_settings().verbose;
-  }
-  LastCall last_call_;
-  LastCall last_ibcast_;
   struct Shared {
     std::unique_ptr<SharedWindow> window;
     std::unique_ptr<WindowSetup> setup;  // making or growing it, while that goes on
@@ -212,7 +124,7 @@ class PrivateComm final : public RunComm {
     std::uint64_t blocking_slot = 0;  // note_blocking_window's
   };
   std::array<Shared, 2> shared_;  // [0] the communicator's, [1] the node's
-  CopiesAtOnce copies_;           // aimed at a program of recent_ (forgotten when it leaves)
+  CallPlans plans_;
 };
 
 // The private state of `user` (an intracommunicator), made collectively if there is none

@@ -37,7 +37,7 @@ bool blocked_calls_step_tasks();
 // auto's, runs only where blocked calls step it or the helper can finish it.
 Decision nonblocking_choice(const Decision& decision, const BcastCall& call, const TypeInfo& info,
                             RunComm* state, bool must_be_stepped = false);
-// The reason of a choice that depends on the communicator's window (not to be remembered:
+// The reason of a choice that depends on the communicator's window (not kept in the plan:
 // a later call may find one).
 inline constexpr std::string_view kUnsteppedNonblocking =
     "a nonblocking call that the library's blocking calls would not step";

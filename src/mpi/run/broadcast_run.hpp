@@ -61,10 +61,10 @@ class RunComm {
   // least `slot_bytes`, made or grown without waiting: kPending while its exchange goes on
   // (`waiting`: what it waits for), MPI_SUCCESS with `out`, or an error with `why`.
   static constexpr int kPending = -1;
-  // This rank's operations for one broadcast of a resolved algorithm: a reference into the
-  // communicator's cache, valid until the next call.
-  virtual const std::shared_ptr<const Program>& program(const AlgorithmSpec& algorithm, int root,
-                                                        std::uint64_t bytes) = 0;
+  // This rank's operations for one broadcast of a resolved algorithm (kept by the
+  // communicator where it can).
+  virtual std::shared_ptr<const Program> program(const AlgorithmSpec& algorithm, int root,
+                                                 std::uint64_t bytes) = 0;
   virtual int shared_window(bool per_node, std::uint64_t slot_bytes, SharedWindow*& out,
                             std::string& why, MPI_Request*& waiting) = 0;
   // That window if it is there with such slots and nothing to exchange (no MPI call), else null.
@@ -82,8 +82,8 @@ struct BroadcastPlan {
   RunComm* state = nullptr;
   TypeInfo info;
   Decision decision;
-  // Owned, or for a blocking run that ends before any other program is looked up, borrowed
-  // from the communicator's cache (no owner: copying it counts nothing).
+  // Owned, or for a blocking run that ends before its plan can be replaced, borrowed from
+  // the plan (call_plans.hpp; no owner: copying it counts nothing).
   std::shared_ptr<const Program> program;
   ExecutorSpec executor;  // the algorithm's own, else the process's
   bool blocking = false;  // a blocking call: a fallback is the caller's MPI_Bcast
@@ -178,9 +178,9 @@ class BroadcastRun {
 // shm broadcast took (git show
 // 36aaa05^:docs/benchmarks/call-path/summary.md#the-fourth-cut-copies-at-once-c8dbd4d).
 //
-// Each communicator keeps one (PrivateComm::copies_at_once), aimed at the shape it last ran,
-// and a repeat of that shape runs it again with only the buffer new: a broadcast that follows
-// a barrier issues its stores behind the barrier's last store to a line another core reads,
+// Each plan of a call shape (mpi/comm/call_plans.hpp) keeps one, aimed at its program at its
+// first run, and a repeat of the shape runs it again with only the buffer new: a broadcast that
+// follows a barrier issues its stores behind the barrier's last store to a line another core reads,
 // and once the core's store queue is full it stalls until that line comes back (150-200 ns
 // after Open MPI's coll sm barrier on this VM). A 64 B shm broadcast made afresh stored 173
 // words on the root, and 60 again (git show 36aaa05^:docs/benchmarks/call-path/summary.md, the
@@ -191,9 +191,7 @@ class CopiesAtOnce {
   static bool suits(const BroadcastPlan& plan);
   // Aims at `plan` (one that suits): its program must live until forget() or the next aim.
   void aim(const BroadcastPlan& plan);
-  bool aimed_at(const BroadcastPlan& plan) const {
-    return run_.program != nullptr && run_.program == plan.program.get() && plan.info.in_place;
-  }
+  bool aimed() const { return run_.program != nullptr; }
   const Program* program() const { return run_.program; }
   bool node_window() const { return per_node_; }  // the node's window, not the communicator's
   void forget();
