@@ -272,7 +272,8 @@ class Engine {
   // is started whenever tasks are outstanding and none runs.
   void hook_once() {
 #ifdef LEANCAST_MPIX_ASYNC
-    if (!async_running_) async_running_ = MPIX_Async_start(poll_async, nullptr, MPIX_STREAM_NULL) == MPI_SUCCESS;
+    if (!async_running_)
+      async_running_ = MPIX_Async_start(poll_async, nullptr, MPIX_STREAM_NULL) == MPI_SUCCESS;
 #endif
     if (hooked_) return;
     hooked_ = true;
