@@ -313,6 +313,24 @@ TEST_F(Plans, EachShapeHasItsOwnPlan) {
   EXPECT_EQ(plan->name, "binomial") << "LC_Bcast_with's text is kept with the plan";
 }
 
+// What the slot does not hold (an executor, a node-aware broadcast's levels) the plan's spec
+// settles.
+TEST_F(Plans, ExecutorsAndLevelsHaveTheirOwnPlans) {
+  const AlgorithmSpec binomial(Algorithm::binomial);
+  const AlgorithmSpec rounds = *parse_algorithm_spec("binomial@rounds");
+  ASSERT_EQ(broadcast(0, 7, binomial), 0);
+  EXPECT_EQ(plan_of(call(0), &rounds), nullptr) << "another executor";
+  ASSERT_EQ(broadcast(0, 8, rounds), 0);
+  ASSERT_NE(plan_of(call(0), &rounds), nullptr);
+  EXPECT_NE(plan_of(call(0), &rounds), plan_of(call(0), &binomial));
+  const AlgorithmSpec chains = *parse_algorithm_spec("node-aware:binomial/pipeline-chain");
+  const AlgorithmSpec trees = *parse_algorithm_spec("node-aware:binomial/binomial");
+  ASSERT_EQ(broadcast(0, 9, chains), 0);
+  ASSERT_NE(plan_of(call(0), &chains), nullptr);
+  EXPECT_EQ(plan_of(call(0), &trees), nullptr) << "other levels";
+  EXPECT_EQ(plan_of(call(0), &chains)->decision.algorithm, chains);
+}
+
 // LC_Comm_set_algorithm changes what the settings decide: it forgets the plans.
 TEST_F(Plans, SettingTheAlgorithmClearsThePlans) {
   ASSERT_EQ(broadcast(0, 7, std::nullopt), 0);

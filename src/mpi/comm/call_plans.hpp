@@ -66,10 +66,13 @@ struct alignas(64) PlanSlot {
   MPI_Count count = 0;  // the call's, or (by bytes) the bytes it moves
   MPI_Datatype type{};  // by handle: the call's type (by bytes: unset)
   int root = 0;
-  std::uint32_t algorithm_hash = 0;  // the request's algorithm's fingerprint (none: 0)
-  std::uint8_t request = 0;          // Request, with kByBytes; 0: empty
+  std::uint8_t request = 0;  // Request, with kByBytes; 0: empty
   Passes passes = Passes::never;
   bool ibcast_passes = false;  // a nonblocking call goes to the library's MPI_Ibcast at once
+  // The request's algorithm and parameter (none: 0, 0), which settle a flat algorithm's
+  // equality here; the plan's full spec settles a node-aware one's or one with an executor.
+  std::uint8_t algorithm = 0;
+  std::uint64_t parameter = 0;
   std::unique_ptr<CallPlan> plan;
 };
 
@@ -93,20 +96,15 @@ class CallPlans {
     return find(
         {call.count, call.type, call.root, named ? Request::named : Request::none, named, false});
   }
+  // The slot the probe starts at inline (a repeating shape's plan is there unless another
+  // shape came first), the further ones out of line: a repeat's way is the entry point's
+  // frame, whose registers and calls are stores behind the last broadcast's stores to shared
+  // memory (CopiesAtOnce, broadcast_run.hpp).
   [[gnu::always_inline]] PlanSlot* find(const PlanKey& key) {
-    const std::uint8_t request = tag(key);
-    const std::uint32_t hash = key.algorithm ? algorithm_hash(*key.algorithm) : 0;
-    const std::size_t start = index(key.count, key.type, key.root, request, key.by_bytes);
-    for (std::size_t probe = 0; probe < kProbes; ++probe) {
-      PlanSlot& slot = slots_[(start + probe) % kSlots];
-      if (slot.request == request && slot.count == key.count && slot.root == key.root &&
-          slot.algorithm_hash == hash && (key.by_bytes || slot.type == key.type) &&
-          (key.algorithm == nullptr || *slot.plan->algorithm == *key.algorithm)) {
-        return &slot;
-      }
-    }
-    return nullptr;
+    PlanSlot& first = slots_[index(key.count, key.type, key.root, tag(key), key.by_bytes)];
+    return matches(first, key) ? &first : find_further(key);
   }
+  [[gnu::noinline]] PlanSlot* find_further(const PlanKey& key);
   // The plan of a call by handle that named its algorithm with the text `name`, if made.
   PlanSlot* find_name(const BcastCall& call, const char* name) {
     const std::uint8_t request = static_cast<std::uint8_t>(Request::named);
@@ -148,12 +146,24 @@ class CallPlans {
         0x9E3779B97F4A7C15ULL;
     return static_cast<std::size_t>(h >> 58);  // the top 6 bits: one of 64
   }
-  // A fingerprint of a request's algorithm, not a hash: a call that names its algorithm takes
-  // it on a repeat's way, where hashing every field cost more than the rest of the lookup;
-  // the plan's full algorithm settles what the fingerprint leaves equal.
-  static std::uint32_t algorithm_hash(const AlgorithmSpec& spec) {
-    return static_cast<std::uint32_t>(spec.algorithm) + 1 +
-           (static_cast<std::uint32_t>(spec.parameter) << 8);
+  // A request's algorithm as the slot keeps it (none: 0).
+  static std::uint8_t algorithm_byte(const AlgorithmSpec* spec) {
+    return spec ? static_cast<std::uint8_t>(static_cast<int>(spec->algorithm) + 1) : 0;
+  }
+  // Whether the slot's algorithm and parameter settle equality: a flat algorithm on the
+  // process's executor (its other fields are their defaults).
+  static bool flat(const AlgorithmSpec& spec) {
+    return spec.algorithm != Algorithm::node_aware && !spec.executor;
+  }
+  [[gnu::always_inline]] static bool matches(const PlanSlot& slot, const PlanKey& key) {
+    if (slot.request != tag(key) || slot.count != key.count || slot.root != key.root ||
+        (!key.by_bytes && slot.type != key.type)) {
+      return false;
+    }
+    if (key.algorithm == nullptr) return true;
+    return slot.algorithm == algorithm_byte(key.algorithm) &&
+           slot.parameter == key.algorithm->parameter &&
+           (flat(*key.algorithm) || *slot.plan->algorithm == *key.algorithm);
   }
 
   std::array<PlanSlot, kSlots> slots_{};
