@@ -5,7 +5,8 @@ old launch with repetition i of the new launch of the same round) of old time / 
 a cell whose median is below 0.97 is slower. Times: leancast-bench's seconds per broadcast
 (blocking), leancast-overlap-bench's MPI_Ibcast-to-MPI_Wait latency without computing
 (nonblocking), leancast-call-path-bench's ns per whole call.
-Usage: build-comparison.py RUNS.jsonl[.gz] [--command TEXT]"""
+Usage: build-comparison.py RUNS.jsonl[.gz]... [--compact OUT.jsonl.gz]
+(one table per comparison: per file, or per label of a compacted file)"""
 import argparse
 import collections
 import gzip
@@ -18,32 +19,38 @@ UNITS = {"leancast-bench": ("blocking", 1e6), "leancast-overlap-bench": ("nonblo
 
 
 def times(tool, run):
-    """{(contender, bytes): [time of each repetition]} of one launch."""
-    found = {}
+    """[[contender, bytes, [time of each repetition]], ...] of one launch's JSON."""
     if tool == "leancast-bench":
-        for r in run["results"]:
-            found[(r["algorithm"], r["bytes"])] = [x["seconds_per_bcast"] for x in r["reps"]]
-    elif tool == "leancast-overlap-bench":
-        for r in run["results"]:
-            found[(r["contender"], r["bytes"])] = [x["ibcast_us"] for x in r["repetitions"]]
-    else:
-        for r in run["calls"]:
-            found[(r["name"], r["bytes"])] = list(r["ns"])
-    return found
+        return [[r["algorithm"], r["bytes"], [x["seconds_per_bcast"] for x in r["reps"]]]
+                for r in run["results"]]
+    if tool == "leancast-overlap-bench":
+        return [[r["contender"], r["bytes"], [x["ibcast_us"] for x in r["repetitions"]]]
+                for r in run["results"]]
+    return [[r["name"], r["bytes"], list(r["ns"])] for r in run["calls"]]
+
+
+def compact(line):
+    """A launch's line as the evidence keeps it: its build's revision and its times."""
+    if "run" not in line:
+        return line
+    run = line["run"]
+    revision = run.get("environment", {}).get("git_revision") or run.get("revision")
+    return {key: line[key] for key in ("side", "library", "tool", "round")} | {
+        "revision": revision, "times": times(line["tool"], run)}
 
 
 def load(path):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
-        return [json.loads(line) for line in f if line.strip()]
+        return [compact(json.loads(line)) for line in f if line.strip()]
 
 
 def table(lines):
     """Rows (library, tool, contender, bytes, old us, new us, median ratio, pairs)."""
     launches = collections.defaultdict(dict)  # (library, tool, round) -> side -> times
     for line in lines:
-        launches[(line["library"], line["tool"], line["round"])][line["side"]] = \
-            times(line["tool"], line["run"])
+        launches[(line["library"], line["tool"], line["round"])][line["side"]] = {
+            (contender, size): values for contender, size, values in line["times"]}
     ratios, sides = collections.defaultdict(list), collections.defaultdict(lambda: ([], []))
     for (library, tool, _), by_side in launches.items():
         if set(by_side) != {"old", "new"}:
@@ -65,28 +72,51 @@ def table(lines):
     return rows
 
 
+def print_table(lines):
+    revisions = {side: ", ".join(sorted({str(l["revision"]) for l in lines if l["side"] == side}))
+                 for side in ("old", "new")}
+    rows = table(lines)
+    sizes = sorted({row[3] for row in rows})
+    print(f"Old build {revisions['old']} against new build {revisions['new']}: old time / new "
+          f"time, the median over paired repetitions; *: below {SLOWER_BELOW}.\n")
+    print("| library | call | contender | " + " | ".join(f"{s} B" for s in sizes) + " |")
+    print("|---|---|---|" + "---:|" * len(sizes))
+    by_row = collections.defaultdict(dict)
+    for library, tool, contender, size, _, _, ratio, _ in rows:
+        by_row[(library, UNITS[tool][0], contender)][size] = ratio
+    slower = 0
+    for (library, call, contender), ratios in by_row.items():
+        cells = []
+        for size in sizes:
+            ratio = ratios.get(size)
+            slower += ratio is not None and ratio < SLOWER_BELOW
+            cells.append("" if ratio is None else
+                         f"{ratio:.2f}{'*' if ratio < SLOWER_BELOW else ''}")
+        print(f"| {library} | {call} | {contender} | " + " | ".join(cells) + " |")
+    print(f"\n{len(rows) - slower} of {len(rows)} cells at least {SLOWER_BELOW}.")
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("runs")
-    parser.add_argument("--command", default="")
+    parser.add_argument("runs", nargs="+", help="each a comparison's runs (JSON Lines)")
+    parser.add_argument("--compact", metavar="OUT",
+                        help="write the comparisons' compact lines here, each its own label")
     args = parser.parse_args()
-    lines = load(args.runs)
-    revisions = {side: sorted({str(l["run"].get("environment", {}).get("git_revision")
-                                   or l["run"].get("revision")) for l in lines if l["side"] == side})
-                 for side in ("old", "new")}
-    print(f"Old build {', '.join(revisions['old'])}, new build {', '.join(revisions['new'])}"
-          + (f"; made by `{args.command}`" if args.command else "") + ".\n")
-    print("| library | call | contender | bytes | old us | new us | old/new | |")
-    print("|---|---|---|---:|---:|---:|---:|---|")
-    slower = 0
-    rows = table(lines)
-    for library, tool, contender, size, old, new, ratio, _ in rows:
-        mark = "slower" if ratio < SLOWER_BELOW else ""
-        slower += ratio < SLOWER_BELOW
-        print(f"| {library} | {UNITS[tool][0]} | {contender} | {size} | {old:.3g} | {new:.3g} "
-              f"| {ratio:.2f} | {mark} |")
-    print(f"\n{len(rows) - slower} of {len(rows)} cells at least {SLOWER_BELOW}x; "
-          f"old/new: the median over paired repetitions of old time / new time.")
+    comparisons = collections.defaultdict(list)
+    for path in args.runs:
+        for line in load(path):
+            comparisons[line.get("comparison", path)].append(line)
+    if args.compact:
+        with gzip.open(args.compact, "wt") as f:
+            for label, lines in comparisons.items():
+                old = sorted({str(l["revision"]) for l in lines if l["side"] == "old"})
+                for line in lines:
+                    line = line | {"comparison": line.get("comparison") or ",".join(old)}
+                    f.write(json.dumps(line, separators=(",", ":")) + "\n")
+    for index, lines in enumerate(comparisons.values()):
+        if index:
+            print()
+        print_table(lines)
 
 
 if __name__ == "__main__":

@@ -41,11 +41,11 @@ for flavor in openmpi mpich; do
       [[ $side == old ]] && dir=$tree/build-$flavor
       echo "+ $flavor round $round, $side build"
       timeout 600 "${launch[@]}" "$dir/leancast-bench" --algorithms auto,binomial,shm,mpi \
-        --baseline mpi --sizes "$sizes" --iterations 50 --reps 5 --quiet --no-memory-bound \
+        --baseline mpi --sizes "$sizes" --iterations 50 --small-iterations 20000 --reps 5 --quiet --no-memory-bound \
         --json "$tmp/bench.json" > /dev/null
       record "$side" "$flavor" leancast-bench "$round" "$tmp/bench.json"
       timeout 600 "${launch[@]}" "$dir/leancast-overlap-bench" --algorithms mpi,auto,binomial \
-        --sizes "$sizes" --reps 5 --json "$tmp/overlap.json" > /dev/null
+        --sizes "$sizes" --reps 5 --max-iterations 2000 --json "$tmp/overlap.json" > /dev/null
       record "$side" "$flavor" leancast-overlap-bench "$round" "$tmp/overlap.json"
       timeout 600 "${launch[@]}" "$dir/leancast-call-path-bench" --no-steps --sizes 64,1K \
         --json "$tmp/calls.json" > /dev/null
@@ -53,5 +53,5 @@ for flavor in openmpi mpich; do
     done
   done
 done
-python3 "$LEANCAST_ROOT/scripts/build-comparison.py" "$out" --command \
-  "scripts/build-comparison.sh $* ($old against $new)"
+echo "scripts/build-comparison.sh $*: $old against $new"
+python3 "$LEANCAST_ROOT/scripts/build-comparison.py" "$out"

@@ -9,15 +9,6 @@ namespace leancast::detail {
 static_assert(sizeof(PlanSlot) == 64, "one slot, one cache line");
 static_assert(CallPlans::kSlots == 64, "index() takes 6 bits");
 
-PlanSlot* CallPlans::find_further(const PlanKey& key) {
-  const std::size_t start = index(key.count, key.type, key.root, tag(key), key.by_bytes);
-  for (std::size_t probe = 1; probe < kProbes; ++probe) {
-    PlanSlot& slot = slots_[(start + probe) % kSlots];
-    if (matches(slot, key)) return &slot;
-  }
-  return nullptr;
-}
-
 PlanSlot* CallPlans::add(const PlanKey& key, std::unique_ptr<CallPlan> plan, bool may_replace) {
   const std::uint8_t request = tag(key);
   const std::size_t start = index(key.count, key.type, key.root, request, key.by_bytes);

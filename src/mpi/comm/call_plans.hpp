@@ -96,15 +96,14 @@ class CallPlans {
     return find(
         {call.count, call.type, call.root, named ? Request::named : Request::none, named, false});
   }
-  // The slot the probe starts at inline (a repeating shape's plan is there unless another
-  // shape came first), the further ones out of line: a repeat's way is the entry point's
-  // frame, whose registers and calls are stores behind the last broadcast's stores to shared
-  // memory (CopiesAtOnce, broadcast_run.hpp).
   [[gnu::always_inline]] PlanSlot* find(const PlanKey& key) {
-    PlanSlot& first = slots_[index(key.count, key.type, key.root, tag(key), key.by_bytes)];
-    return matches(first, key) ? &first : find_further(key);
+    const std::size_t start = index(key.count, key.type, key.root, tag(key), key.by_bytes);
+    for (std::size_t probe = 0; probe < kProbes; ++probe) {
+      PlanSlot& slot = slots_[(start + probe) % kSlots];
+      if (matches(slot, key)) return &slot;
+    }
+    return nullptr;
   }
-  [[gnu::noinline]] PlanSlot* find_further(const PlanKey& key);
   // The plan of a call by handle that named its algorithm with the text `name`, if made.
   PlanSlot* find_name(const BcastCall& call, const char* name) {
     const std::uint8_t request = static_cast<std::uint8_t>(Request::named);
