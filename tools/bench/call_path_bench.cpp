@@ -3,8 +3,8 @@
 //   calls   whole broadcasts, every rank in the same loop of --iterations back-to-back calls
 //           after a barrier (the slowest rank's time / iterations):
 //             pmpi       PMPI_Bcast: the library alone
-//             mpi_bcast  MPI_Bcast: libleancast's definition, which passes it on (or, with
-//                        the interposer preloaded, the interposer's: leancast's auto)
+//             mpi_bcast  MPI_Bcast: the library's (libleancast defines none), or with
+//                        the interposer preloaded, the interposer's: leancast's auto
 //             lc_mpi     leancast::bcast(..., Algorithm::mpi): the deferral by name
 //             lc_auto    leancast::bcast(...) with the settings (auto; "chosen" says what
 //                        it picked: a deferral where that is mpi)
