@@ -11,8 +11,8 @@
 //    (CopiesAtOnce, mpi/run/broadcast_run.hpp), through them again, one call away;
 //  - a nonblocking (not persistent) one whose plan chose the library's MPI_Ibcast with
 //    LEANCAST_VERBOSE off goes straight to it (the whole path's lookups, checks and datatype
-//    queries made auto's 1 KiB deferral 0.80-0.84x the library's own call at P = 2,
-//    docs/nonblocking.md#measured).
+//    queries made auto's 1 KiB deferral 0.80-0.84x the library's own call at P = 2 before
+//    this way; with it, 0.98-1.00x: docs/nonblocking.md#measured).
 // Every other call of a planned shape runs its plan one frame further (bcast.cpp).
 #pragma once
 

@@ -29,8 +29,9 @@ bool library_progress_steps_tasks();
 bool blocked_calls_step_tasks();
 
 // What a nonblocking (or persistent) call runs where the front end decided `decision` for
-// it (state: the communicator's private one, if made). auto's choice runs from 16 KiB (a
-// task's 0.2 us made LC_Ibcast 0.63x MPI_Ibcast at 1 KiB: docs/nonblocking.md#measured),
+// it (state: the communicator's private one, if made). auto's choice runs from 16 KiB (below
+// it a task costs more than it saves: named algorithms' LC_Ibcast took 1.2-1.7x their
+// LC_Bcast at 1 KiB, docs/nonblocking.md#measured),
 // where blocked calls step tasks or the helper thread can finish it, on a communicator with
 // a private state (a nonblocking call may not wait to make one: private_comm.hpp); elsewhere
 // the library's MPI_Ibcast. `must_be_stepped` (the interposer's): any algorithm, not only
