@@ -259,7 +259,10 @@ class Engine {
         // A guest: the tasks may wait on shared memory only, and what they wait for may
         // need the library's progress on this rank; once per kProgressInterval, as every
         // guest wait (guest_wait.hpp).
-        if (!copies_only) library_progress_when_due(next_progress);
+        if (!copies_only) {
+          const std::lock_guard call(library_call_);
+          if (!stopping_) library_progress_when_due(next_progress);
+        }
         std::this_thread::yield();
       }
     }).detach();
@@ -323,11 +326,17 @@ class Engine {
     }
   }
 
+  // It returns once the thread makes no more MPI calls: a call into the library that the
+  // thread began outside lock_ ends first (MPICH releases its lock around this callback), so
+  // that no MPI_Iprobe of the thread's comes after MPI_Finalize freed MPI_COMM_WORLD.
   static int stop_thread(MPI_Comm, int, void*, void* engine) {
     auto* self = static_cast<Engine*>(engine);
-    std::lock_guard guard(self->lock_);
-    self->stopping_ = true;
-    self->wake_.notify_all();
+    {
+      const std::lock_guard guard(self->lock_);
+      self->stopping_ = true;
+      self->wake_.notify_all();
+    }
+    const std::lock_guard call(self->library_call_);
     return MPI_SUCCESS;
   }
 
@@ -342,7 +351,8 @@ class Engine {
   bool thread_started_ = false;
   bool hooked_ = false;
   bool warned_unstepped_ = false;
-  bool stopping_ = false;
+  std::mutex library_call_;  // held by the thread around its calls into the library
+  std::atomic<bool> stopping_ = false;
 };
 
 Engine& engine() {
