@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""The table of scripts/build-comparison.sh: per library, tool, contender and size, the old
-and the new build's median time and the median over paired repetitions (repetition i of an
-old launch with repetition i of the new launch of the same round) of old time / new time;
-a cell whose median is below 0.97 is slower. Times: leancast-bench's seconds per broadcast
+"""The table of scripts/build-comparison.sh: per library, tool, contender and size, the
+median over paired repetitions (repetition i of an old launch with repetition i of the new
+launch of the same round) of old time / new time; a cell whose median is below 0.97 is
+slower. Times: leancast-bench's seconds per broadcast
 (blocking), leancast-overlap-bench's MPI_Ibcast-to-MPI_Wait latency without computing
 (nonblocking), leancast-call-path-bench's ns per whole call.
 Usage: build-comparison.py RUNS.jsonl[.gz]... [--compact OUT.jsonl.gz]
@@ -14,8 +14,8 @@ import json
 import statistics
 
 SLOWER_BELOW = 0.97
-UNITS = {"leancast-bench": ("blocking", 1e6), "leancast-overlap-bench": ("nonblocking", 1.0),
-         "leancast-call-path-bench": ("call", 1e-3)}  # to microseconds
+CALLS = {"leancast-bench": "blocking", "leancast-overlap-bench": "nonblocking",
+         "leancast-call-path-bench": "call"}
 
 
 def times(tool, run):
@@ -46,44 +46,33 @@ def load(path):
 
 
 def table(lines):
-    """Rows (library, tool, contender, bytes, old us, new us, median ratio, pairs)."""
+    """{(library, tool, contender, bytes): the median of its paired ratios}, sorted."""
     launches = collections.defaultdict(dict)  # (library, tool, round) -> side -> times
     for line in lines:
         launches[(line["library"], line["tool"], line["round"])][line["side"]] = {
             (contender, size): values for contender, size, values in line["times"]}
-    ratios, sides = collections.defaultdict(list), collections.defaultdict(lambda: ([], []))
+    ratios = collections.defaultdict(list)
     for (library, tool, _), by_side in launches.items():
         if set(by_side) != {"old", "new"}:
             continue
         for key, old in by_side["old"].items():
-            new = by_side["new"].get(key)
-            if not new:
-                continue
-            cell = (library, tool) + key
-            ratios[cell] += [o / n for o, n in zip(old, new) if n > 0]
-            sides[cell][0].extend(old)
-            sides[cell][1].extend(new)
-    rows = []
-    for cell in sorted(ratios, key=lambda c: (c[0], c[1], c[2], c[3])):
-        scale = UNITS[cell[1]][1]
-        old, new = sides[cell]
-        rows.append(cell + (statistics.median(old) * scale, statistics.median(new) * scale,
-                            statistics.median(ratios[cell]), len(ratios[cell])))
-    return rows
+            new = by_side["new"].get(key, [])
+            ratios[(library, tool) + key] += [o / n for o, n in zip(old, new) if n > 0]
+    return {cell: statistics.median(found) for cell, found in sorted(ratios.items()) if found}
 
 
 def print_table(lines):
     revisions = {side: ", ".join(sorted({str(l["revision"]) for l in lines if l["side"] == side}))
                  for side in ("old", "new")}
     rows = table(lines)
-    sizes = sorted({row[3] for row in rows})
+    sizes = sorted({cell[3] for cell in rows})
     print(f"Old build {revisions['old']} against new build {revisions['new']}: old time / new "
           f"time, the median over paired repetitions; *: below {SLOWER_BELOW}.\n")
     print("| library | call | contender | " + " | ".join(f"{s} B" for s in sizes) + " |")
     print("|---|---|---|" + "---:|" * len(sizes))
     by_row = collections.defaultdict(dict)
-    for library, tool, contender, size, _, _, ratio, _ in rows:
-        by_row[(library, UNITS[tool][0], contender)][size] = ratio
+    for (library, tool, contender, size), ratio in rows.items():
+        by_row[(library, CALLS[tool], contender)][size] = ratio
     slower = 0
     for (library, call, contender), ratios in by_row.items():
         cells = []

@@ -191,9 +191,10 @@ int run_decision(const BcastCall& call, const Decision& decision, PrivateComm* s
   return run_schedule(call, decision, *state, info, nonblocking, *plan);
 }
 
-// Online tuning decides a blocking broadcast: auto's tunable choice, data to move, tuning on.
-bool tuned_online(const Decision& decision, std::uint64_t bytes, int size) {
-  return decision.tunable && bytes > 0 && size > 1 && tuning_online();
+// Online tuning decides a blocking broadcast while it is on: auto's tunable choice, data to
+// move.
+bool tunable(const Decision& decision, std::uint64_t bytes, int size) {
+  return decision.tunable && bytes > 0 && size > 1;
 }
 
 // A blocking broadcast online tuning decides: a trial (timed) or the class's settled choice,
@@ -227,7 +228,7 @@ PlanSlot& add_plan(PrivateComm& state, const PlanKey& key, const Decision& decis
   // By bytes, the calls' types differ: their layouts are asked at every call.
   plan->info = key.by_bytes ? TypeInfo{info.bytes, false} : info;
   plan->run = run_kind(decision, info, size);
-  plan->tuned = decision.tunable && info.bytes > 0 && size > 1;
+  plan->tuned = tunable(decision, info.bytes, size);
   PlanSlot& slot = *state.plans().add(key, std::move(plan));
   if (!key.by_bytes && deferred(decision)) {
     slot.passes = decision.tunable ? Passes::unless_tuning : Passes::always;
@@ -359,7 +360,8 @@ int run(const BcastCall& call, const std::optional<AlgorithmSpec>& requested,
     if (agreed.code != MPI_SUCCESS) return raise_outcome(comm, agreed);
   }
   // Nonblocking broadcasts are not timed (their time is the application's): no trials.
-  const bool tuned = nonblocking == nullptr && tuned_online(decision, info.bytes, size);
+  const bool tuned =
+      nonblocking == nullptr && tunable(decision, info.bytes, size) && tuning_online();
   if ((tuned || (moves_data && decision.algorithm.algorithm != Algorithm::mpi)) &&
       state == nullptr && (rc = private_comm(comm, state)) != MPI_SUCCESS) {
     return raise_code(comm, rc);

@@ -97,25 +97,12 @@ class CallPlans {
         {call.count, call.type, call.root, named ? Request::named : Request::none, named, false});
   }
   [[gnu::always_inline]] PlanSlot* find(const PlanKey& key) {
-    const std::size_t start = index(key.count, key.type, key.root, tag(key), key.by_bytes);
-    for (std::size_t probe = 0; probe < kProbes; ++probe) {
-      PlanSlot& slot = slots_[(start + probe) % kSlots];
-      if (matches(slot, key)) return &slot;
-    }
-    return nullptr;
+    return probe(key, [](const PlanSlot&) { return true; });
   }
   // The plan of a call by handle that named its algorithm with the text `name`, if made.
   PlanSlot* find_name(const BcastCall& call, const char* name) {
-    const std::uint8_t request = static_cast<std::uint8_t>(Request::named);
-    const std::size_t start = index(call.count, call.type, call.root, request, false);
-    for (std::size_t probe = 0; probe < kProbes; ++probe) {
-      PlanSlot& slot = slots_[(start + probe) % kSlots];
-      if (slot.request == request && slot.count == call.count && slot.type == call.type &&
-          slot.root == call.root && slot.plan->name == name) {
-        return &slot;
-      }
-    }
-    return nullptr;
+    return probe({call.count, call.type, call.root, Request::named, nullptr, false},
+                 [name](const PlanSlot& slot) { return slot.plan->name == name; });
   }
 
   // A new plan under `key` (not there): in a free slot of its probe window, else in place of
@@ -163,6 +150,18 @@ class CallPlans {
     return slot.algorithm == algorithm_byte(key.algorithm) &&
            slot.parameter == key.algorithm->parameter &&
            (flat(*key.algorithm) || *slot.plan->algorithm == *key.algorithm);
+  }
+
+  // The first slot of key's probe window that matches it (any named algorithm where the
+  // key names none) and `also` accepts.
+  template <class Also>
+  [[gnu::always_inline]] PlanSlot* probe(const PlanKey& key, Also also) {
+    const std::size_t start = index(key.count, key.type, key.root, tag(key), key.by_bytes);
+    for (std::size_t step = 0; step < kProbes; ++step) {
+      PlanSlot& slot = slots_[(start + step) % kSlots];
+      if (matches(slot, key) && also(slot)) return &slot;
+    }
+    return nullptr;
   }
 
   std::array<PlanSlot, kSlots> slots_{};
