@@ -5,10 +5,9 @@
 # "KILLED" when it does, "SURVIVED" when the mistake passes unnoticed (exit 1).
 #
 #   scripts/mutation-check.sh FILE PATTERN REPLACEMENT 'CTEST-REGEX' [TARGET...]
-# Example (the completion calls would block inside the library while a broadcast is
-# outstanding):
-#   scripts/mutation-check.sh src/mpi/requests/requests.cpp \
-#     'if \(!tasks_outstanding\(\)\) return blocking' 'if (true) return blocking' \
+# Example (Open MPI's progress engine would never step leancast's broadcasts):
+#   scripts/mutation-check.sh src/mpi/requests/tasks.cpp \
+#     'register_callback\(&step_in_library_progress\);' '' \
 #     'openmpi\.progress_stress\.P3' progress_stress
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
