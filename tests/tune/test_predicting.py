@@ -120,12 +120,20 @@ class Validation(unittest.TestCase):
         rest = {c: v for c, v in fitted.measured.items() if c != odd}
         alone = predicting.Predictor(rest, features, list(TRUE), METHODS).predict(*odd)
         measured = predicting.Prediction(fitted.measured[odd], 0.001)
-        worst = max(abs(alone.speedup("paper", a) / measured.speedup("paper", a) - 1)
-                    for a in {alone.winner, measured.winner} - {"mpi"})
-        self.assertAlmostEqual(errors[odd], worst, places=9)
+        first = max(alone.lead, key=alone.lead.get)
+        overstated = alone.speedup("paper", first) / measured.speedup("paper", first) - 1
+        self.assertAlmostEqual(errors[odd], overstated, places=9)
         self.assertGreater(errors[odd], 0.2)
         self.assertEqual(fitted.nearby_error(8, 64 * K), errors[odd])  # a step away
         self.assertLess(fitted.nearby_error(2, K), errors[odd])       # far from it
+
+    def test_an_understated_lead_is_no_error(self):
+        # chain measured 1.5x faster than the model there: the others' fit understates its
+        # lead, which can cost a win but never a loss to mpi.
+        odd = (8, 256 * K)
+        errors = predictor(self.CELLS, noise={(odd, "chain"): 1 / 1.5}).validate()
+        self.assertEqual(errors[odd], 0.0)
+        self.assertLess(max(errors.values()), 0.2)
 
     def test_without_two_cells_there_is_no_validation(self):
         fitted = predictor([(4, K)])

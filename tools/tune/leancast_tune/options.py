@@ -109,7 +109,7 @@ def parse_args(argv):
     parser.add_argument("--predict", action="store_true",
                         help="with --budget-cells, --site or --sim: measure where the winner "
                              "is least certain, predict the rest from the schedules "
-                             "(docs/site-tuning.md); --from-json: predict from saved cells")
+                             "(docs/auto.md); --from-json: predict from saved cells")
     parser.add_argument("--procs", help="process counts to measure, comma-separated (e.g. "
                                         "16,64,256); --site: default 2, 4, 8, ..., cores")
     parser.add_argument("--ranks-per-node", type=int,

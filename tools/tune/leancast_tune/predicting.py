@@ -8,13 +8,16 @@ A candidate's time at (procs, bytes) is modelled as c . f, f its schedule's feat
     one       1: per-broadcast overhead (the call, the executor's setup)
     rounds    messages on the critical path (leancast-plan's model with alpha 1, beta 0)
     bytes     bytes on the critical path (the model with alpha 0, beta 1)
+    moved     bytes all ranks move (every byte crosses a node's memory, and on a node
+              with fewer cores than ranks each costs the shared cores' time)
+    transfers messages all ranks send (the same, per message)
     messages  sends + receives at the busiest rank (each costs its rank CPU time)
     node      bytes through the busiest node's interface (the model with only --beta-node
               1), where the ranks span nodes: what contends for a shared link
 
 The library's own broadcast (mpi, smpi:NAME) has no schedule: its basis is the generic
-alpha-beta one of a tree, 1, ceil(log2 P), bytes and bytes ceil(log2 P). Coefficients are
-fitted per candidate and timing method, non-negative, minimising the relative error (times
+alpha-beta one of a tree: 1, ceil(log2 P), bytes, bytes ceil(log2 P), and what all ranks
+but the root receive, (P - 1) bytes in P - 1 messages. Coefficients are fitted per candidate and timing method, non-negative, minimising the relative error (times
 span four decades over the sizes). A candidate measured at fewer cells than it has features
 keeps the first ones (bytes, rounds, one, ...), so a fit never has more unknowns than
 measurements."""
@@ -24,8 +27,8 @@ import subprocess
 
 from .common import REFERENCE, is_reference
 
-SCHEDULE_FEATURES = ("bytes", "rounds", "one", "messages", "node")
-REFERENCE_FEATURES = ("bytes", "rounds", "one", "tree_bytes")
+SCHEDULE_FEATURES = ("bytes", "rounds", "one", "moved", "transfers", "messages", "node")
+REFERENCE_FEATURES = ("bytes", "rounds", "one", "moved", "transfers", "tree_bytes")
 
 
 class Features:
@@ -44,6 +47,7 @@ class Features:
     def ask(self, algorithm, procs, size, ppn):
         depth = max(1, math.ceil(math.log2(max(2, procs))))
         generic = {"bytes": float(size), "rounds": float(depth), "one": 1.0,
+                   "moved": float(size * (procs - 1)), "transfers": float(procs - 1),
                    "tree_bytes": float(size * depth)}
         if is_reference(algorithm) or not self.plan:
             return generic
@@ -55,10 +59,13 @@ class Features:
         if rounds is None:  # shared memory: not priced; its rounds and one copy of the data
             report = self.model(base, whole=True)
             return {"bytes": float(size), "rounds": float(report.get("steps", depth)),
-                    "one": 1.0,
+                    "one": 1.0, "moved": float(report["bytes_moved"]),
+                    "transfers": float(report["transfers"]),
                     "messages": float(report.get("busiest_rank", {}).get("messages", 0))}
         features = {"bytes": self.model(base + ["--alpha", "0", "--beta", "1"])["model_seconds"],
                     "rounds": rounds["model_seconds"], "one": 1.0,
+                    "moved": float(rounds["bytes_moved"]),
+                    "transfers": float(rounds["transfers"]),
                     "messages": float(rounds.get("busiest_rank", {}).get("messages", 0))}
         if spans:
             node = self.model(base + ["--alpha", "0", "--beta", "0", "--alpha-inter", "0",
@@ -167,10 +174,16 @@ class Predictor:
         return Prediction(self.times(procs, size, fits), self.tie)
 
     def validate(self):
-        """Leave-one-out: each measured cell predicted from the others; its error is the
-        largest relative error, over methods, of the speedup over the reference of the
-        candidates that matter there (the measured winner and the predicted one). Returns
-        {(procs, bytes): error}; a cell alone has none (it cannot be left out)."""
+        """Leave-one-out: each measured cell predicted from the others. Its error is how far
+        the prediction overstated the lead of the leancast candidate it ranks first: the
+        largest, over methods, of predicted speedup over the reference / measured speedup
+        - 1 (0 where it understated it). One-sided, because a rule harms only where its
+        candidate is slower than the library: a predicted speedup 1 + L that holds to within
+        1 + E of the truth leaves a true speedup of at least (1 + L) / (1 + E), not below 1
+        while E <= L, which is the fallback's test (exporting_predicted.py); an understated
+        lead costs a missed win, not a loss (at P = 7, 1 KiB on 2 busy cores shm measured
+        275x mpi where the others predicted 3.3x: 99 % both ways, 0 here). Returns
+        {(procs, bytes): error}; a cell alone has none."""
         self.errors = {}
         if len(self.measured) < 2:
             return self.errors
@@ -178,12 +191,12 @@ class Predictor:
             rest = {c: v for c, v in self.measured.items() if c != cell}
             guess = self.predict(*cell, fits=self.fit(rest))
             truth = Prediction(cells, self.tie)
+            first = max(guess.lead, key=lambda a: (guess.lead[a], a), default=None)
             worst = 0.0
-            for method in self.methods:
-                for a in {truth.winner, guess.winner} - {None}:
-                    s_true, s_guess = truth.speedup(method, a), guess.speedup(method, a)
-                    if s_true and s_guess:
-                        worst = max(worst, abs(s_guess / s_true - 1))
+            for method in self.methods if first else []:
+                s_true, s_guess = truth.speedup(method, first), guess.speedup(method, first)
+                if s_true and s_guess:
+                    worst = max(worst, s_guess / s_true - 1)
             self.errors[cell] = worst
         return self.errors
 
