@@ -76,7 +76,7 @@ class Tuner(unittest.TestCase):
             with open(path, "w") as f:
                 json.dump({"command": ["test"], "candidates": ["mpi", "binomial", "linear"],
                            "runs": runs}, f)
-        record = os.path.join(directory, "opened.txt")
+        record = os.path.join(tempfile.mkdtemp(), "opened.txt")  # not in the folder watched
         done = subprocess.run([sys.executable, "-c", DRIVER, record, TOOLS, "--from-json", saved,
                                "--predict", "--procs", "2,3,4", "--sizes", "1K",
                                "--plan", PLAN, "--out", os.path.join(directory, "out.rules")],
