@@ -24,6 +24,9 @@ The package, by concern (the leancast-tune script beside it runs cli.main):
     candidates.py         the default candidates, from leancast's registry (leancast-plan)
     measuring.py          launching leancast-bench or leancast-sim; message counts
     planner.py            --site: fitting the launches into the time budget
+    choosing.py           --predict: which cells to measure within --budget-cells
+    predicting.py         --predict: the rest predicted from the schedules, and validated
+    exporting_predicted.py  --predict: the rules, each size measured or predicted
     deciding.py           from measurements to a winner per process count and size
     exporting.py          the rules file and the --json record
     exporting_library.py  Open MPI's and MPICH's own tuning files (--library-algorithms)

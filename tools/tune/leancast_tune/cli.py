@@ -3,12 +3,15 @@ import sys
 import tempfile
 import time
 
+from .choosing import complete, measure_predicted, measured_times
 from .common import REFERENCE, STAND_INS, find_tool
 from .deciding import check_references, group_runs, library_decisions
 from .exporting import body, header, library_condition, write_json, write_rules
 from .exporting_library import write_mpich_json, write_ompi_rules
+from .exporting_predicted import predicted_body, predicted_header
 from .measuring import Messages, measure_fixed, measure_library, measure_site
 from .options import parse_args
+from .predicting import Features, Predictor
 
 
 def library_main(options, argv, start):
@@ -43,6 +46,20 @@ def library_main(options, argv, start):
     return 0
 
 
+def predicted_rules(options, counts, runs, extra, order, messages):
+    """--predict: the predictor fitted on the measured cells, validated; the header lines it
+    adds and every cell's rule, measured or predicted."""
+    options.methods = extra.get("methods") or options.methods
+    features = Features(find_tool("leancast-plan", options.plan))
+    ppn = options.ranks_per_node
+    predictor = Predictor(complete(measured_times(runs), options.methods),
+                          lambda a, p, s: features(a, p, s, ppn), order, options.methods,
+                          options.tie)
+    predictor.validate()
+    return (predicted_header(options, predictor, extra)
+            + predicted_body(options, counts, runs, predictor, extra, order, messages))
+
+
 def main(argv):
     """Measure (or read --from-json), decide per process count and size, write the rules."""
     options = parse_args(argv)
@@ -54,10 +71,11 @@ def main(argv):
         runs = options.saved["runs"]
         extra = {k: options.saved.get(k)
                  for k in ("methods", "not_measured", "elapsed_seconds", "budget_minutes",
-                           "budget_cells")}
+                           "budget_cells", "predict")}
     else:
         with tempfile.TemporaryDirectory(prefix="leancast-tune-") as tmp:
-            measure = measure_site if options.site else measure_fixed
+            measure = measure_predicted if options.predict else \
+                measure_site if options.site else measure_fixed
             runs, extra = measure(options, tmp, start)
         runs = [r for r in runs if r]
         extra["elapsed_seconds"] = round(time.monotonic() - start, 1)
@@ -71,12 +89,16 @@ def main(argv):
     counts = group_runs(runs)
     check_references(counts)
     messages = Messages(find_tool("leancast-plan", options.plan))
-    rules = body(options, counts, extra, order, messages)
+    if options.predict:
+        rules = predicted_rules(options, counts, runs, extra, order, messages)
+    else:
+        rules = body(options, counts, extra, order, messages)
     lines = header(options, argv, counts, extra, order, messages) + rules
     write_rules(options.out, lines)
     print("\n".join(lines))
     if options.json and not options.from_json:
-        write_json(options.json, argv, {"site": options.site, "candidates": order,
+        write_json(options.json, argv, {"site": options.site, "predict": extra.get("predict"),
+                                        "candidates": order,
                                         "tie": options.tie, "stand_ins": dict(STAND_INS)},
                    extra, runs)
     return 0

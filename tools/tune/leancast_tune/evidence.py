@@ -32,8 +32,8 @@ import statistics
 import sys
 
 HEADER = ("command", "site", "candidates", "tie", "stand_ins", "not_measured",
-          "elapsed_seconds", "methods", "budget_minutes", "library_algorithms",
-          "library_failed")
+          "elapsed_seconds", "methods", "budget_minutes", "budget_cells", "predict",
+          "library_algorithms", "library_failed")
 RUN = ("tool", "method", "baseline", "options", "environment", "last_level_cache_bytes",
        "memory_copy_ranks", "memory_copy_one_core_bytes_per_second",
        "memory_copy_all_cores_bytes_per_second", "memory_cross_copy_one_core_bytes_per_second",

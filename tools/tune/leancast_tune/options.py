@@ -8,6 +8,7 @@ import sys
 from . import __doc__ as OVERVIEW
 from . import evidence
 from .bench_runs import as_site_measurement, is_bench_run
+from .choosing import check_predict
 from .candidates import Candidates, RegistryError, counts_text, read_registry
 from .common import (EMULATED_REFERENCES, METHODS, REFERENCE, SIMULATED_ONLY, SMPI_PREFIX,
                      STAND_INS, byte_size, find_tool, is_reference)
@@ -101,12 +102,14 @@ def parse_args(argv):
                         help="--site: time for all measuring (default 2 + 1 per process "
                              "count, at most 8); what fits depends on the machine's speed")
     parser.add_argument("--budget-cells", type=int, metavar="N",
-                        help="--site: instead of a time budget, measure at most N cells, a "
-                             "cell being one (process count, size, method) with every "
-                             "candidate; the largest sizes (at the largest count first) are "
-                             "left out until N cells remain, a size under every method or "
-                             "none; no time limit: what is measured does not depend on the "
-                             "machine's speed (the tests use it)")
+                        help="--site: instead of a time budget, at most N (process count, "
+                             "size, method) cells, each with every candidate: the largest "
+                             "sizes (at the largest count first) are left out, a size under "
+                             "every method or none; no time limit (the tests use it)")
+    parser.add_argument("--predict", action="store_true",
+                        help="with --budget-cells, --site or --sim: measure where the winner "
+                             "is least certain, predict the rest from the schedules "
+                             "(docs/auto.md); --from-json: predict from saved cells")
     parser.add_argument("--procs", help="process counts to measure, comma-separated (e.g. "
                                         "16,64,256); --site: default 2, 4, 8, ..., cores")
     parser.add_argument("--ranks-per-node", type=int,
@@ -201,7 +204,9 @@ def parse_args(argv):
     options = parser.parse_args(argv)
     check_library_modes(parser, options)
     check_modes(parser, options)
+    options.procs_given = options.procs  # --predict: the saved grid's unless given
     read_saved(options)
+    check_predict(parser, options)
     parse_lists(parser, options)
     check_cover(parser, options)
     return options
@@ -212,7 +217,7 @@ def check_modes(parser, options):
     if options.site:
         if options.sim or options.from_json:
             parser.error("--site measures real MPI: not with --sim or --from-json")
-        if options.iterations or options.reps:
+        if (options.iterations or options.reps) and not options.predict:
             parser.error("--site chooses --iterations and --reps from --budget-minutes "
                          "(or --budget-cells)")
         if options.budget_minutes is not None and options.budget_cells is not None:
@@ -220,8 +225,8 @@ def check_modes(parser, options):
         options.launcher = options.launcher or "mpirun -n {procs}"
     elif options.budget_minutes is not None:
         parser.error("--budget-minutes goes with --site")
-    elif options.budget_cells is not None:
-        parser.error("--budget-cells goes with --site")
+    elif options.budget_cells is not None and not options.predict:
+        parser.error("--budget-cells goes with --site or --predict")
     if not (options.launcher or options.sim or options.from_json):
         parser.error("say where to measure: --launcher or --sim (or --site, or --from-json)")
     if options.launcher and "{procs}" not in options.launcher:

@@ -1,0 +1,116 @@
+"""--predict's rules: one per run of sizes with the same winner at each process count of
+the grid, measured or not; each size's evidence says whether it was measured (deciding.py
+decided it, as without --predict) or predicted (predicting.py), and for a prediction its
+lead over the library's broadcast, its margin to the runner-up and the leave-one-out error
+of the measured cells nearby. A predicted leancast winner whose lead over the library is
+not larger than that error becomes mpi: a prediction is trusted only as far as the
+predictions at the measured cells around it held."""
+import math
+
+from .choosing import complete, measured_times
+from .common import REFERENCE, size_text
+from .deciding import decide, methods_of, ranges
+from .exporting import configured_conditions, evidence, library_condition, range_text
+
+
+def percent(x):
+    return "inf" if math.isinf(x) else f"{x * 100:.1f}%"
+
+
+def predicted_choice(predictor, procs, size):
+    """(winner, evidence) of an unmeasured cell; None where nothing could be fitted."""
+    prediction = predictor.predict(procs, size)
+    if not any(prediction.times.values()):
+        return None
+    error = predictor.nearby_error(procs, size)
+    best = max(prediction.lead, key=lambda a: (prediction.lead[a], a), default=None)
+    head = f"{size_text(size)}: predicted"
+    if prediction.winner != REFERENCE:
+        lead = prediction.over_reference
+        text = (f"{head} {prediction.winner} lead {percent(lead)} over mpi, margin "
+                f"{percent(prediction.margin)} to the next, validation error {percent(error)}"
+                " nearby")
+        if error >= lead:
+            return REFERENCE, text + ": within it, so mpi"
+        return prediction.winner, text
+    if best is None:
+        return REFERENCE, f"{head} mpi (no leancast candidate fitted)"
+    return REFERENCE, (f"{head} mpi, margin {percent(prediction.margin)} over the best "
+                       f"leancast {best}, validation error {percent(error)} nearby")
+
+
+def predicted_body(options, counts, runs, predictor, extra, order, messages):
+    """The rules: every (process count, size) of the grid, measured or predicted."""
+    procs_list, sizes = list(options.procs), list(options.sizes)
+    bounds = ranges(procs_list)
+    cover = options.cover
+    bounds[0] = (cover[0], bounds[0][1])
+    bounds[-1] = (bounds[-1][0], cover[1])
+    measured = complete(measured_times(runs), options.methods)
+    any_count = counts[min(counts)]
+    conditions = (f"{library_condition(any_count.env, options.library)}"
+                  f"{configured_conditions(any_count.runs)}")
+    size_bounds = ranges(sizes)
+    size_bounds[0] = (sizes[0], size_bounds[0][1])  # below the smallest size: mpi
+    lines = []
+    for procs, (low, high) in zip(procs_list, bounds):
+        # Ranks a node: --sim's, else as measured at this count, else one node (--site).
+        measured_ppn = counts[procs].env.get("ranks_per_node") if procs in counts else None
+        ppn = min(procs, options.ranks_per_node or measured_ppn or procs)
+        nodes = math.ceil(procs / ppn)
+        procs_text = "*" if (low, high) == (1, None) else range_text(low, high, False)
+        one_node = nodes == 1 and procs_text != "*"
+        ppn_text = options.ppn or (procs_text if one_node else str(ppn))
+        count = counts.get(procs)
+        chosen = []  # per size: (winner, evidence) or None
+        for size in sizes:
+            if (procs, size) in measured and count is not None:
+                methods = methods_of(count, extra.get("methods") or options.methods)
+                d = decide(count, size, methods, options, order, messages)
+                text = evidence(size, d, count).replace(": ", ": measured, ", 1)
+                chosen.append((d.winner, text))
+            else:
+                chosen.append(predicted_choice(predictor, procs, size))
+        told = sum(1 for s in sizes if (procs, s) in measured)
+        lines.append(f"# P={procs}, {nodes} node(s) of up to {ppn} ranks; {told} of "
+                     f"{len(sizes)} sizes measured, the rest predicted")
+        i = 0
+        while i < len(sizes):
+            if chosen[i] is None:
+                i += 1
+                continue
+            j = i
+            while j + 1 < len(sizes) and chosen[j + 1] and chosen[j + 1][0] == chosen[i][0]:
+                j += 1
+            condition = (f"procs={procs_text} ppn={ppn_text} {conditions}"
+                         f"{range_text(size_bounds[i][0], size_bounds[j][1], True)}")
+            notes = " | ".join(c[1] for c in chosen[i:j + 1])
+            lines.append(f"{condition:<46} : {chosen[i][0]:<36} # {notes}")
+            i = j + 1
+    return lines
+
+
+def predicted_header(options, predictor, extra):
+    """What --predict adds above the rules: cells measured, how the rest were predicted,
+    and the validation."""
+    record = extra.get("predict") or {}
+    measured = len(predictor.measured)
+    grid = len(options.procs) * len(options.sizes)
+    errors = sorted(predictor.errors.values()) if predictor.errors else []
+    median = errors[len(errors) // 2] if errors else math.inf
+    stop = next((s["stopped"] for s in record.get("steps", []) if "stopped" in s), None)
+    return [
+        f"# --predict: {measured} of {grid} cells (count, size) measured under every method, "
+        f"{grid - measured} predicted" + (f"; stopped: {stop}" if stop else ""),
+        "# Predicted: each candidate's time from its schedule's messages (leancast-plan: "
+        "critical-path",
+        "# messages and bytes, messages at the busiest rank, a node's interface bytes), "
+        "coefficients fitted",
+        "# per candidate and method on the measured cells. Validation: each measured cell "
+        "predicted",
+        f"# from the others (leave-one-out), the error in the speedups there: median "
+        f"{percent(median)}, worst {percent(errors[-1] if errors else math.inf)}.",
+        "# A predicted winner needs a lead over mpi beyond the worst error of the 3 measured "
+        "cells",
+        "# nearest it; otherwise the rule says mpi.",
+    ]
