@@ -95,12 +95,19 @@ def shown(text):
     return ABSOLUTE_PATH.sub(lambda m: shown_path(m.group(0)), str(text))
 
 
+TOOLS = {"leancast-bench", "leancast-sim", "leancast-plan", "leancast-tune"}
+
+
 def shown_args(command):
-    """A command line as a record shows it: its programs (each word that is the path of an
-    executable file: the launcher, leancast-bench after it) by their names, the rest by
-    shown()."""
+    """A command line as a record shows it: its programs (leancast's tools by any path, and
+    each word that is the absolute path of an executable file: the launcher, leancast-bench
+    after it) by their names, the rest by shown(). Not by whether a relative path names a
+    file here: rules derived again from evidence would then depend on what is built where
+    they are derived (build/smpi/leancast-sim once stayed a path where SMPI was not built)."""
     def program(word):
-        return os.sep in word and os.path.isfile(word) and os.access(word, os.X_OK)
+        if os.sep in word and os.path.basename(word) in TOOLS:
+            return True
+        return os.path.isabs(word) and os.path.isfile(word) and os.access(word, os.X_OK)
     return [os.path.basename(w) if program(w) else shown(w) for w in map(str, command)]
 
 
