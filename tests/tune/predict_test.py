@@ -15,11 +15,12 @@ import sys
 import tempfile
 import unittest
 
+from tune_package import K, bench_run  # the synthetic runs every tune test shares
+
 TUNE, BCAST_CHECK, *LAUNCHER = sys.argv[1:]
 del sys.argv[1:]
 RULE = re.compile(r"^procs=(?P<procs>\S+) ppn=\S+ (?:library=\S+ )?(?P<bytes>\S+)\s+: "
                   r"(?P<algorithm>\S+)\s+# (?P<evidence>.*)$")
-K = 1024
 
 
 def tune(*args, timeout=300):
@@ -32,19 +33,6 @@ def rules_in(path):
         lines = f.read().splitlines()
     return [(i + 1, RULE.match(line)) for i, line in enumerate(lines)
             if line.strip() and not line.startswith("#")]
-
-
-def bench_run(procs, method, times):
-    results = [{"algorithm": a, "bytes": s, "data_ok": True, "reps": [],
-                "summary": {"seconds_per_bcast": {"median": t, "min": t, "max": t}}}
-               for (a, s), t in times.items()]
-    return {"tool": "leancast-bench", "method": method, "baseline": "mpi",
-            "options": {"algorithms": ["mpi", "binomial", "linear"], "sizes": [K, 64 * K],
-                        "iterations": 10, "reps": 5, "command_line": ["leancast-bench"]},
-            "environment": {"procs": procs, "nodes": 1, "ranks_per_node": procs,
-                            "mpi_library": "Open MPI v4.1.4", "date": "2026-01-02T03:04:05Z",
-                            "cpu_model": "Fixture CPU", "cores": 8, "hosts": ["fixture"]},
-            "results": results}
 
 
 def evidence_parts(rule):
@@ -70,7 +58,7 @@ class FromJson(unittest.TestCase):
             times = {("mpi", K): 4e-6, ("binomial", K): 2e-6, ("linear", K): 3e-6 * procs,
                      ("mpi", 64 * K): 40e-6, ("binomial", 64 * K): 45e-6,
                      ("linear", 64 * K): 50e-6 * procs}
-            runs += [bench_run(procs, m, times) for m in ("paper", "osu")]
+            runs += [bench_run(procs, m, times, spread=0) for m in ("paper", "osu")]
         cls.saved = os.path.join(cls.dir, "saved.json")
         with open(cls.saved, "w") as f:
             json.dump({"command": ["test"], "candidates": ["mpi", "binomial", "linear"],
