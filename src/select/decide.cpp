@@ -28,7 +28,11 @@ class Situation {
     if (algorithm.algorithm == Algorithm::automatic) {
       const Rule* learned = match(settings_.tune_file.rules);
       if (learned != nullptr && learned->algorithm.algorithm != Algorithm::automatic) {
-        return named(learned->algorithm, learned->where);
+        // Still auto's choice, from its learned table instead of the built-in one: what
+        // holds for auto's choices (the nonblocking rule, the shm fallback) holds for it.
+        Decision decision = named(learned->algorithm, learned->where);
+        decision.named = algorithm;
+        return decision;
       }
     }
     const bool automatic = algorithm.algorithm == Algorithm::automatic;

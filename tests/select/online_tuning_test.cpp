@@ -248,6 +248,8 @@ TEST(OnlineTuning, LearnedRulesRoundTripAndDecideForAuto) {
   EXPECT_EQ(learned.algorithm, spec("two-tree:16K"));
   EXPECT_FALSE(learned.tunable);
   EXPECT_NE(learned.by.find(file.path), std::string::npos);
+  // Still auto's choice (the nonblocking rule and the shm fallback apply to it).
+  EXPECT_EQ(learned.named, AlgorithmSpec(Algorithm::automatic));
   EXPECT_EQ(decide(settings, AlgorithmSpec(Algorithm::automatic), 4, 1024).algorithm,
             spec("two-tree:16K"));
   EXPECT_TRUE(decide(settings, std::nullopt, 4, 2048).tunable);

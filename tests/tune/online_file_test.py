@@ -4,8 +4,8 @@ sizes, every byte checked, every rank's tuned_algorithm compared):
 - round trip: a job with LEANCAST_TUNE=online writes the file at MPI_Finalize (rank 0): the
   mark line, one rule per size class (procs=, ppn=, library=, bytes=LOW-HIGH, the winner the
   job's ranks agreed on) with its evidence; no temporary file left beside it. A second job
-  with the same file makes no trials for those classes: its verbose log says "by FILE line N"
-  with the rule's algorithm, and tunes only a new class, whose rule is added after the kept
+  with the same file makes no trials for those classes: its verbose log says "auto, by FILE
+  line N" with the rule's algorithm, and tunes only a new class, whose rule is added after the kept
   ones;
 - a corrupt file (the mark, then a rule that does not parse): one warning naming the file and
   line, its rules ignored (the job tunes), the file rewritten with what the job learned;
@@ -123,7 +123,7 @@ class TuneFile(unittest.TestCase):
             low = int(rule.group(4))
             size = 96 * K if low == 64 * K else low
             self.assertRegex(second, rf"leancast: P={PROCS} bytes={size}: {re.escape(rule.group(6))} "
-                             rf"\(by {re.escape(self.path)} line {number}\)")
+                             rf"\(auto, by {re.escape(self.path)} line {number}\)")
         self.assertNotRegex(second, rf"bytes=({K}|{96 * K}|{M}): \S+ \(auto, by online tuning")
         tuned = dict(TUNED.findall(second))
         self.assertEqual([tuned[str(s)] for s in (K, 96 * K, M)], ["untuned"] * 3, second)
