@@ -14,6 +14,7 @@ import time
 
 from .common import REFERENCE, duration_text, find_tool, shown, shown_args, size_text
 from .library import library_environment
+from .plan_reports import plan_command, plan_report
 from .planner import WARMUP, Planner
 
 
@@ -353,28 +354,17 @@ def measure_library(options, tmp, start):
 
 
 class Messages:
-    """Messages at a candidate's busiest rank, from leancast-plan --json (cached)."""
+    """Messages at a candidate's busiest rank, from leancast-plan --json."""
 
     def __init__(self, plan):
-        self.plan, self.cache, self.missing = plan, {}, False
+        self.plan, self.missing = plan, False
 
     def __call__(self, algorithm, procs, size, env):
-        key = (algorithm, procs, size)
-        if key not in self.cache:
-            self.cache[key] = self.ask(algorithm, procs, size, env)
-        return self.cache[key]
-
-    def ask(self, algorithm, procs, size, env):
-        if not self.plan:
-            self.missing = True
-            return None
-        command = [self.plan, "--algorithm", algorithm, "--procs", str(procs),
-                   "--bytes", str(size), "--json", "--no-steps"]
-        if env.get("nodes", 1) > 1:
-            command += ["--ranks-per-node", str(env["ranks_per_node"])]
-        done = subprocess.run(command, capture_output=True, text=True)
+        ppn = env["ranks_per_node"] if env.get("nodes", 1) > 1 else None
+        report = plan_report(plan_command(self.plan, algorithm, procs, size, ppn))[0] \
+            if self.plan else None
         try:
-            return json.loads(done.stdout)["busiest_rank"]["messages"]
-        except (ValueError, KeyError, TypeError):
+            return report["busiest_rank"]["messages"]
+        except (KeyError, TypeError):
             self.missing = True
             return None

@@ -21,40 +21,31 @@ but the root receive, (P - 1) bytes in P - 1 messages. Coefficients are fitted p
 span four decades over the sizes). A candidate measured at fewer cells than it has features
 keeps the first ones (bytes, rounds, one, ...), so a fit never has more unknowns than
 measurements."""
-import json
 import math
-import subprocess
 
 from .common import REFERENCE, is_reference
+from .plan_reports import plan_command, plan_report
 
 SCHEDULE_FEATURES = ("bytes", "rounds", "one", "moved", "transfers", "messages", "node")
 REFERENCE_FEATURES = ("bytes", "rounds", "one", "moved", "transfers", "tree_bytes")
 
 
 class Features:
-    """{feature: value} of a candidate at (procs, bytes, ranks a node), from leancast-plan
-    (cached); `plan` None: the generic basis for everyone (the tests' synthetic data)."""
+    """{feature: value} of a candidate at (procs, bytes, ranks a node), from leancast-plan;
+    `plan` None: the generic basis for everyone (the tests' synthetic data)."""
 
     def __init__(self, plan):
-        self.plan, self.cache = plan, {}
+        self.plan = plan
 
     def __call__(self, algorithm, procs, size, ppn=None):
-        key = (algorithm, procs, size, ppn)
-        if key not in self.cache:
-            self.cache[key] = self.ask(algorithm, procs, size, ppn)
-        return self.cache[key]
-
-    def ask(self, algorithm, procs, size, ppn):
         depth = max(1, math.ceil(math.log2(max(2, procs))))
         generic = {"bytes": float(size), "rounds": float(depth), "one": 1.0,
                    "moved": float(size * (procs - 1)), "transfers": float(procs - 1),
                    "tree_bytes": float(size * depth)}
         if is_reference(algorithm) or not self.plan:
             return generic
-        name = algorithm.split("@")[0]  # the executor runs the same schedule
         spans = ppn is not None and ppn < procs
-        base = [self.plan, "--algorithm", name, "--procs", str(procs), "--bytes", str(size),
-                "--json", "--no-steps"] + (["--ranks-per-node", str(ppn)] if spans else [])
+        base = plan_command(self.plan, algorithm, procs, size, ppn)
         rounds = self.model(base + ["--alpha", "1", "--beta", "0"])
         if rounds is None:  # shared memory: not priced; its rounds and one copy of the data
             report = self.model(base, whole=True)
@@ -76,11 +67,9 @@ class Features:
     @staticmethod
     def model(command, whole=False):
         """leancast-plan's report; None where it has no model time (unless `whole`)."""
-        done = subprocess.run(command, capture_output=True, text=True)
-        try:
-            report = json.loads(done.stdout)
-        except ValueError:
-            raise SystemExit(f"leancast-tune: {' '.join(command)} failed: {done.stderr.strip()}")
+        report, error = plan_report(command)
+        if report is None:
+            raise SystemExit(f"leancast-tune: {' '.join(command)} failed: {error}")
         return report if whole or "model_seconds" in report else None
 
 
