@@ -362,6 +362,19 @@ class Bench(unittest.TestCase):
         self.assertNotIn("memcpy", result.stdout)
         self.assertNotIn("bound us", result.stdout)
 
+    def test_fresh_method_rewrites_the_data_before_each_broadcast(self):
+        # --method fresh without --check: the data is still prepared before every timed
+        # broadcast; the run says so, and its verified cells hold the root's data.
+        path = os.path.join(self.dir, "fresh.json")
+        result = bench("--method", "fresh", "--algorithms", "scatter-ring-tuned,mpi", "--sizes", "64K",
+                       "--iterations", "3", "--reps", "1", "--no-memory-bound", "--json", path)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("latency us", result.stdout)
+        with open(path) as f:
+            run = json.load(f)
+        self.assertEqual(run["method"], "fresh")
+        self.assertTrue(all(cell["data_ok"] for cell in run["results"]))
+
     @once
     def test_progress_in_a_log_is_plain_lines_and_none_when_quiet(self):
         # --progress-every 0: a line at every cell and repetition, whatever the machine's

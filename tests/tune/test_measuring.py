@@ -366,6 +366,12 @@ class Planning(unittest.TestCase):
         barrier = 5 * 10 * 2 * 1e-3  # osu: a barrier per broadcast, as the smallest mpi
         self.assertAlmostEqual(p.launch_seconds(2, "osu", [K], 10, 5, False),
                                1.0 + cost + barrier)
+        self.assertAlmostEqual(p.launch_seconds(2, "fresh", [K], 10, 5, False),
+                               1.0 + cost + barrier)
+        p.per_byte = 1e-8  # fresh: also the root's data rewritten before each broadcast
+        rewrite = 5 * 10 * 2 * K * 1e-8
+        self.assertAlmostEqual(p.launch_seconds(2, "fresh", [K], 10, 5, False)
+                               - p.launch_seconds(2, "osu", [K], 10, 5, False), rewrite)
 
     def test_groups_keep_each_size_near_its_count(self):
         # Counts 1000, 625, 125, 25, 5 and 1 (target 0.1 s): the two within 4x of each other

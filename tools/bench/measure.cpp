@@ -153,6 +153,7 @@ CellTiming CellRunner::time(const Broadcaster& bcast, int bytes, int salt) {
     case Method::paper:
       return time_paper(bcast, buffers, bytes, salt);
     case Method::osu:
+    case Method::fresh:
       return time_osu(bcast, buffers, bytes, salt);
     case Method::sync:
       break;
@@ -186,16 +187,19 @@ CellTiming CellRunner::time_paper(const Broadcaster& bcast, const BufferPlan& bu
 }
 
 // OSU/IMB: a barrier before each broadcast, each timed on its own; per iteration the
-// slowest rank counts; mean, min and max over iterations.
+// slowest rank counts; mean, min and max over iterations. fresh (and --check): the data
+// written before the barrier, so that no rank's cache holds a valid copy of the root's
+// buffer from the broadcast before, which a single copy would read at cache speed.
 CellTiming CellRunner::time_osu(const Broadcaster& bcast, const BufferPlan& buffers, int bytes,
                                 int salt) {
   const int iterations = options_.iterations_for(static_cast<std::uint64_t>(bytes));
   std::vector<double> local(iterations);
   std::uint64_t wrong = 0;
+  const bool fresh = options_.check || options_.method == Method::fresh;
   for (int i = 0; i < iterations; ++i) {
     const int root = root_of(i);
     unsigned char* buffer = next_buffer(buffers);
-    if (options_.check) prepare(buffer, bytes, root, salt + i);
+    if (fresh) prepare(buffer, bytes, root, salt + i);
     MPI_Barrier(comm_);
     const double start = MPI_Wtime();
     bcast(buffer, bytes, root, comm_);

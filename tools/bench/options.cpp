@@ -114,11 +114,14 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   app.add_option(
       "--baseline", baseline,
       "algorithm the ratios refer to (default scatter-ring if measured, else the first)");
-  app.add_option("--method", method,
-                 "paper: barrier + back-to-back broadcasts, bandwidth; osu: barrier before each, "
-                 "latency; sync (SMPI build): every rank starts each broadcast at the same "
-                 "simulated instant, the time is the last rank's finish (no barrier skew)")
-      ->check(CLI::IsMember({"paper", "osu", "sync"}))
+  app.add_option(
+         "--method", method,
+         "paper: barrier + back-to-back broadcasts, bandwidth; osu: barrier before each, "
+         "latency; fresh: osu with the root's data rewritten (and the others' zeroed) before each, "
+         "outside the timing, as an application broadcasts what it computed; sync (SMPI build): "
+         "every rank starts each broadcast at the same "
+         "simulated instant, the time is the last rank's finish (no barrier skew)")
+      ->check(CLI::IsMember({"paper", "osu", "fresh", "sync"}))
       ->capture_default_str();
   app.add_option("--rotate-buffers", rotate_buffers,
                  "each broadcast in the next of k buffers, k n >= 2 last-level caches, at most "
@@ -171,7 +174,10 @@ ParsedOptions parse_options(int argc, char** argv, int procs) {
   }
 
   o.memory_bound = !no_memory_bound;
-  o.method = method == "osu" ? Method::osu : method == "sync" ? Method::sync : Method::paper;
+  o.method = method == "osu"     ? Method::osu
+             : method == "fresh" ? Method::fresh
+             : method == "sync"  ? Method::sync
+                                 : Method::paper;
   o.rotate_buffers = rotate_buffers == "on"    ? Rotation::on
                      : rotate_buffers == "off" ? Rotation::off
                                                : Rotation::automatic;

@@ -10,7 +10,7 @@ namespace leancast::bench {
 
 // paper: one barrier, back-to-back broadcasts; osu: a barrier before each; sync (SMPI only):
 // every rank starts each broadcast at the same simulated instant (SMPI's clock is global).
-enum class Method { paper, osu, sync };
+enum class Method { paper, osu, fresh, sync };
 // --rotate-buffers: automatic rotates for sizes above the last-level cache.
 enum class Rotation { automatic, on, off };
 

@@ -35,7 +35,10 @@ double speedup_in_rep(const BenchRun& run, const Cell& cell, std::size_t rep) {
 }
 
 std::string method_name(Method m) {
-  return m == Method::paper ? "paper" : m == Method::osu ? "osu" : "sync";
+  return m == Method::paper   ? "paper"
+         : m == Method::osu   ? "osu"
+         : m == Method::fresh ? "fresh"
+                              : "sync";
 }
 
 std::string rotation_name(Rotation r) {

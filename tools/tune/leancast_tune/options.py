@@ -149,7 +149,8 @@ def parse_args(argv):
                              "name it so")
     parser.add_argument("--methods", default="paper,osu",
                         help="leancast-bench timing methods, each measured separately: paper "
-                             "(back-to-back broadcasts), osu (a barrier before each), sync "
+                             "(back-to-back broadcasts), osu (a barrier before each), fresh (osu "
+                             "with the root's data rewritten before each), sync "
                              "(--sim only: every rank starts at the same simulated instant); a "
                              "candidate must win under all (default paper,osu)")
     parser.add_argument("--exclude", default="",

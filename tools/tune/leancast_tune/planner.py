@@ -110,13 +110,17 @@ class Planner:
 
     def launch_seconds(self, procs, method, sizes, iterations, reps, corrected=True):
         """Start and end, then per cell: warm-up and check, timed broadcasts (osu: each
-        after a barrier, costed as the smallest mpi broadcast), buffer checks."""
+        after a barrier, costed as the smallest mpi broadcast; fresh: also the data rewritten
+        before each), buffer checks."""
         cells = len(self.candidates)
-        barrier = self.seconds(procs, REFERENCE, self.options.sizes[0]) if method == "osu" else 0
+        barriered = method in ("osu", "fresh")
+        barrier = self.seconds(procs, REFERENCE, self.options.sizes[0]) if barriered else 0
+        rewrite = self.per_byte if method == "fresh" else 0
         cost = 0.0
         for size in sizes:
             total, _ = self.sums(procs, size)
-            cost += total * (WARMUP + 1) + reps * iterations * (total + cells * barrier)
+            each = total + cells * (barrier + size * rewrite)
+            cost += total * (WARMUP + 1) + reps * iterations * each
             cost += cells * (2 * size * self.per_byte + reps * 1e-3)
         return self.overhead + cost * (self.correction if corrected else 1.0)
 
