@@ -45,6 +45,9 @@
 # Usage: scripts/auto-table.sh [SECTION...]   (measure; default: every section)
 #        KEEP_RUNS=1 scripts/auto-table.sh real-openmpi real-mpich   (this machine's runs
 #            added to the section's evidence; without it they replace it)
+#        KEEP_RUNS=1 METHODS=fresh scripts/auto-table.sh real-openmpi   (runs under these
+#            timing methods, leancast-tune --methods, instead of paper,osu; a rule must then
+#            win under every method of the section's evidence)
 #        scripts/auto-table.sh rules          (no measuring: every section's rules again from
 #            evidence/, into data/auto.rules; with LEANCAST_TUNE_TOOL=PATH by that tool,
 #            nothing built)
@@ -328,8 +331,8 @@ for section in "${sections[@]}"; do
   for run in "${runs[@]}"; do
     echo "== $section: leancast-tune ${args[*]} ${rules[$section]} (${run##*/})"
     # shellcheck disable=SC2086
-    "$tune" "${args[@]}" ${rules[$section]} --out "$run.rules" --json "$run.json" \
-      > "$run.log" 2>&1
+    "$tune" "${args[@]}" ${METHODS:+--methods "$METHODS"} ${rules[$section]} --out "$run.rules" \
+      --json "$run.json" > "$run.log" 2>&1
   done
   add=()
   [[ $section == real-* && ${KEEP_RUNS:-0} == 1 ]] && add=(--add)
