@@ -2,7 +2,7 @@
 rules (exporting_predicted.py), on synthetic measurements from a known cost model: the seed
 set, the least certain cell measured next, the budget, the stop once the predictions are
 certain, the rules' evidence (measured or predicted) and the fallback to mpi where the
-validation error nearby is not smaller than the predicted lead.
+validation error is not smaller than the predicted lead.
 
 Usage: test_choosing.py
 """
@@ -76,12 +76,12 @@ class NextCell(unittest.TestCase):
         # one whose winner leads by least in truth, not one of the seed's neighbours.
         self.assertEqual(chosen, min(unmeasured, key=true_margin))
 
-    def test_ties_go_to_the_largest_error_nearby(self):
+    def test_ties_go_to_the_largest_validation_error(self):
         class Flat:  # every cell equally uncertain; errors differ by place
             def predict(self, procs, size):
                 return predicting.Prediction({"paper": {"mpi": 1.0, "latency": 0.5}}, 0.001)
 
-            def nearby_error(self, procs, size):
+            def error_at(self, procs, size):
                 return 0.3 if (procs, size) == (4, M) else 0.1
         self.assertEqual(choosing.next_cell(Flat(), [(2, K), (4, M), (8, K)]), (4, M))
 
@@ -139,7 +139,7 @@ class Rules(unittest.TestCase):
         winner, text = exporting_predicted.predicted_choice(predictor, *cell)
         self.assertEqual(winner, prediction.winner)
         self.assertRegex(text, r"predicted \S+ lead [\d.]+% over mpi, margin [\d.]+% to the "
-                               r"next, validation error [\d.]+% nearby$")
+                               r"next, validation error [\d.]+%$")
 
 
 if __name__ == "__main__":

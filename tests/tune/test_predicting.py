@@ -111,7 +111,7 @@ class Validation(unittest.TestCase):
         self.assertEqual(set(errors), set(self.CELLS))
         self.assertLess(max(errors.values()), 1e-4)
 
-    def test_a_cell_the_model_misses_has_its_error_and_its_neighbours_see_it(self):
+    def test_a_cell_the_model_misses_has_its_error_and_every_interpolation_sees_it(self):
         odd = (8, 256 * K)  # measured 1.5x slower for chain than the model says
         fitted = predictor(self.CELLS, noise={(odd, "chain"): 1.5})
         errors = fitted.validate()
@@ -124,8 +124,36 @@ class Validation(unittest.TestCase):
         overstated = alone.speedup("paper", first) / measured.speedup("paper", first) - 1
         self.assertAlmostEqual(errors[odd], overstated, places=9)
         self.assertGreater(errors[odd], 0.2)
-        self.assertEqual(fitted.nearby_error(8, 64 * K), errors[odd])  # a step away
-        self.assertLess(fitted.nearby_error(2, K), errors[odd])       # far from it
+        self.assertEqual(fitted.error_at(8, 64 * K), errors[odd])  # a step away
+        self.assertEqual(fitted.error_at(2, K), errors[odd])       # far from it, inside too
+        self.assertLess(fitted.error_at(32, 4 * M), errors[odd])   # outside: its 3 nearest
+
+    def test_a_cell_inside_the_measured_box_sees_only_interpolated_errors(self):
+        # chain measured 1.5x slower than the model at a corner: left out, that corner is
+        # extrapolated from the rest and overstates chain's lead there. A cell inside the
+        # measured hull is interpolated: the corner's error is not its; one outside the hull
+        # is extrapolated as the corner was.
+        corner, inner = (16, 4 * M), (8, 4 * M)
+        fitted = predictor([c for c in self.CELLS if c != inner], noise={(corner, "chain"): 1.5})
+        errors = fitted.validate()
+        self.assertEqual(max(errors, key=errors.get), corner)
+        self.assertEqual(fitted.inside, {c for c in errors if c not in (corner, (2, K),
+                                                                       (2, 4 * M), (16, K))})
+        self.assertLess(fitted.error_at(*inner), errors[corner])
+        self.assertEqual(fitted.error_at(32, 4 * M), errors[corner])
+
+    def test_within_the_hull_on_log_scales(self):
+        square = [(2, K), (2, 4 * M), (16, K), (16, 4 * M)]
+        self.assertTrue(predicting.within((4, 16 * K), square))
+        self.assertTrue(predicting.within((16, 16 * K), square))  # on an edge
+        self.assertFalse(predicting.within((32, 16 * K), square))
+        triangle = square[:3]  # without (16, 4M): the diagonal bounds it
+        self.assertTrue(predicting.within((4, 16 * K), triangle))
+        self.assertFalse(predicting.within((16, 256 * K), triangle))
+        line = [(4, K), (4, 256 * K)]  # one process count: a segment
+        self.assertTrue(predicting.within((4, 16 * K), line))
+        self.assertFalse(predicting.within((8, 16 * K), line))
+        self.assertFalse(predicting.within((4, 4 * M), line))
 
     def test_an_understated_lead_is_no_error(self):
         # chain measured 1.5x faster than the model there: the others' fit understates its
@@ -138,7 +166,7 @@ class Validation(unittest.TestCase):
     def test_without_two_cells_there_is_no_validation(self):
         fitted = predictor([(4, K)])
         self.assertEqual(fitted.validate(), {})
-        self.assertTrue(math.isinf(fitted.nearby_error(4, M)))
+        self.assertTrue(math.isinf(fitted.error_at(4, M)))
 
 
 if __name__ == "__main__":

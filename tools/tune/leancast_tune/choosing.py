@@ -1,10 +1,10 @@
 """--predict: which cells of the grid (process count, size) to measure within --budget-cells.
 A seed set first (the grid's corners and middle), then, after each refit of the predictor
 (predicting.py), the unmeasured cell whose predicted winner is least certain: the smallest
-predicted margin to the runner-up, ties going to the largest leave-one-out error nearby.
+predicted margin to the runner-up, ties going to the largest validation error there.
 It stops when the budget is spent, or when a refit changed no unmeasured cell's winner and
 every one of them is certain (its lead over the runner-up, and over the reference where a
-leancast candidate wins, larger than the validation error nearby).
+leancast candidate wins, larger than the validation error there).
 
 A cell costs one budget cell per timing method (--budget-cells counts (count, size,
 method) cells, as without --predict); every candidate is measured at a measured cell."""
@@ -53,10 +53,10 @@ def certain(prediction, error):
 
 def next_cell(predictor, unmeasured):
     """The least certain unmeasured cell: the smallest predicted margin, then the largest
-    error nearby, then the smallest (procs, bytes)."""
+    validation error, then the smallest (procs, bytes)."""
     def key(cell):
         prediction = predictor.predict(*cell)
-        return (prediction.margin, -predictor.nearby_error(*cell), cell)
+        return (prediction.margin, -predictor.error_at(*cell), cell)
     return min(unmeasured, key=key)
 
 
@@ -113,7 +113,7 @@ class Session:
         while len(self.order) < limit:
             unmeasured = [c for c in self.grid if c not in self.order]
             winners = {c: predictor.predict(*c).winner for c in unmeasured}
-            sure = all(certain(predictor.predict(*c), predictor.nearby_error(*c))
+            sure = all(certain(predictor.predict(*c), predictor.error_at(*c))
                        for c in unmeasured)
             unchanged = previous is not None and all(previous.get(c) == w
                                                      for c, w in winners.items())
@@ -125,7 +125,7 @@ class Session:
             prediction = predictor.predict(*cell)
             self.steps.append({"cell": list(cell), "predicted_winner": prediction.winner,
                                "predicted_margin": round(prediction.margin, 4),
-                               "error_nearby": round(min(predictor.nearby_error(*cell), 1e9), 4)})
+                               "error_nearby": round(min(predictor.error_at(*cell), 1e9), 4)})
             self.take([cell])
             predictor = self.predictor()
         return predictor

@@ -2,7 +2,7 @@
 the grid, measured or not; each size's evidence says whether it was measured (deciding.py
 decided it, as without --predict) or predicted (predicting.py), and for a prediction its
 lead over the library's broadcast, its margin to the runner-up and the leave-one-out error
-of the measured cells nearby. A predicted leancast winner whose lead over the library is
+of the measured cells (Predictor.error_at). A predicted leancast winner whose lead over the library is
 not larger than that error becomes mpi: a prediction is trusted only as far as the
 predictions at the measured cells around it held."""
 import math
@@ -22,21 +22,20 @@ def predicted_choice(predictor, procs, size):
     prediction = predictor.predict(procs, size)
     if not any(prediction.times.values()):
         return None
-    error = predictor.nearby_error(procs, size)
+    error = predictor.error_at(procs, size)
     best = max(prediction.lead, key=lambda a: (prediction.lead[a], a), default=None)
     head = f"{size_text(size)}: predicted"
     if prediction.winner != REFERENCE:
         lead = prediction.over_reference
         text = (f"{head} {prediction.winner} lead {percent(lead)} over mpi, margin "
-                f"{percent(prediction.margin)} to the next, validation error {percent(error)}"
-                " nearby")
+                f"{percent(prediction.margin)} to the next, validation error {percent(error)}")
         if error >= lead:
             return REFERENCE, text + ": within it, so mpi"
         return prediction.winner, text
     if best is None:
         return REFERENCE, f"{head} mpi (no leancast candidate fitted)"
     return REFERENCE, (f"{head} mpi, margin {percent(prediction.margin)} over the best "
-                       f"leancast {best}, validation error {percent(error)} nearby")
+                       f"leancast {best}, validation error {percent(error)}")
 
 
 def predicted_body(options, counts, runs, predictor, extra, order, messages):
@@ -110,7 +109,9 @@ def predicted_header(options, predictor, extra):
         "predicted",
         f"# from the others (leave-one-out), the error in the speedups there: median "
         f"{percent(median)}, worst {percent(errors[-1] if errors else math.inf)}.",
-        "# A predicted winner needs a lead over mpi beyond the worst error of the 3 measured "
-        "cells",
-        "# nearest it; otherwise the rule says mpi.",
+        "# A predicted winner needs a lead over mpi beyond the worst error of the measured cells "
+        "that",
+        "# were interpolated from the others, as it is (outside the measured cells' hull: of the "
+        "3",
+        "# nearest it); otherwise the rule says mpi.",
     ]

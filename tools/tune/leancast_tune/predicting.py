@@ -140,6 +140,7 @@ class Predictor:
         self.candidates, self.methods, self.tie = list(candidates), list(methods), tie
         self.fits = self.fit(measured)
         self.errors = None  # (procs, bytes) -> leave-one-out error, by validate()
+        self.inside = set()  # the measured cells within the others' hull, by validate()
 
     def fit(self, measured):
         fits = {}
@@ -172,12 +173,15 @@ class Predictor:
         while E <= L, which is the fallback's test (exporting_predicted.py); an understated
         lead costs a missed win, not a loss (at P = 7, 1 KiB on 2 busy cores shm measured
         275x mpi where the others predicted 3.3x: 99 % both ways, 0 here). Returns
-        {(procs, bytes): error}; a cell alone has none."""
-        self.errors = {}
+        {(procs, bytes): error}; a cell alone has none. Also notes which cells lie within
+        the others' hull (inside): their prediction was an interpolation."""
+        self.errors, self.inside = {}, set()
         if len(self.measured) < 2:
             return self.errors
         for cell, cells in self.measured.items():
             rest = {c: v for c, v in self.measured.items() if c != cell}
+            if within(cell, rest):
+                self.inside.add(cell)
             guess = self.predict(*cell, fits=self.fit(rest))
             truth = Prediction(cells, self.tie)
             first = max(guess.lead, key=lambda a: (guess.lead[a], a), default=None)
@@ -189,15 +193,57 @@ class Predictor:
             self.errors[cell] = worst
         return self.errors
 
-    def nearby_error(self, procs, size, near=3):
-        """The largest leave-one-out error of the `near` measured cells closest to (procs,
-        bytes) (a doubling of procs or a 4x of bytes is one step); inf with none."""
+    def error_at(self, procs, size, near=3):
+        """How far a prediction at (procs, bytes) may overstate a lead; inf with no
+        validation. Within the measured cells' hull a prediction is an interpolation: the
+        worst leave-one-out error of the cells whose own prediction was one (inside the
+        others' hull), wherever they are, since a few measured cells say little of how
+        errors vary across the grid (docs/auto.md). A corner left out is extrapolated from the rest,
+        which no cell inside the corners is. Outside the hull, or with no interpolated
+        cell, the largest error of the `near` measured cells closest to it (a doubling of
+        procs or a 4x of bytes is one step)."""
         if not self.errors:
             return math.inf
+        if self.inside and within((procs, size), self.errors):
+            return max(self.errors[c] for c in self.inside)
+        cells = list(self.errors)
         def distance(cell):
             return math.hypot(math.log2(cell[0] / procs), math.log2(cell[1] / size) / 2)
-        closest = sorted(self.errors, key=distance)[:near]
+        closest = sorted(cells, key=distance)[:near]
         return max(self.errors[c] for c in closest)
+
+
+def within(cell, cells):
+    """Whether (procs, bytes) lies in the convex hull of `cells` (its edges included), on
+    log scales: where a fit on `cells` interpolates rather than extrapolates."""
+    point = (math.log2(cell[0]), math.log2(cell[1]))
+    hull = convex_hull([(math.log2(p), math.log2(s)) for p, s in cells])
+    cross = lambda o, a, b: (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+    if len(hull) < 3:  # a point or a segment
+        a, b = hull[0], hull[-1]
+        on_line = abs(cross(a, b, point)) < 1e-9
+        return on_line and all(min(a[i], b[i]) - 1e-9 <= point[i] <= max(a[i], b[i]) + 1e-9
+                               for i in (0, 1))
+    return all(cross(hull[i], hull[(i + 1) % len(hull)], point) >= -1e-9
+               for i in range(len(hull)))
+
+
+def convex_hull(points):
+    """The hull's corners counter-clockwise (Andrew's monotone chain); one or two points
+    where they are all on a line."""
+    points = sorted(set(points))
+    if len(points) < 3:
+        return points
+    cross = lambda o, a, b: (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+    def half(ordered):
+        chain = []
+        for q in ordered:
+            while len(chain) >= 2 and cross(chain[-2], chain[-1], q) <= 1e-12:
+                chain.pop()
+            chain.append(q)
+        return chain[:-1]
+    hull = half(points) + half(points[::-1])
+    return hull if len(hull) >= 3 else [points[0], points[-1]]
 
 
 class Prediction:
