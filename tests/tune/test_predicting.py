@@ -128,7 +128,7 @@ class Validation(unittest.TestCase):
         self.assertEqual(fitted.error_at(2, K), errors[odd])       # far from it, inside too
         self.assertLess(fitted.error_at(32, 4 * M), errors[odd])   # outside: its 3 nearest
 
-    def test_a_cell_inside_the_measured_box_sees_only_interpolated_errors(self):
+    def test_a_cell_inside_the_measured_hull_sees_only_interpolated_errors(self):
         # chain measured 1.5x slower than the model at a corner: left out, that corner is
         # extrapolated from the rest and overstates chain's lead there. A cell inside the
         # measured hull is interpolated: the corner's error is not its; one outside the hull

@@ -1,10 +1,10 @@
 """--predict's rules: one per run of sizes with the same winner at each process count of
 the grid, measured or not; each size's evidence says whether it was measured (deciding.py
 decided it, as without --predict) or predicted (predicting.py), and for a prediction its
-lead over the library's broadcast, its margin to the runner-up and the leave-one-out error
-of the measured cells (Predictor.error_at). A predicted leancast winner whose lead over the library is
-not larger than that error becomes mpi: a prediction is trusted only as far as the
-predictions at the measured cells around it held."""
+lead over the library's broadcast, its margin to the runner-up and the validation error
+(Predictor.error_at). A predicted leancast winner whose lead over the library is not
+larger than that error becomes mpi: a prediction is trusted only as far as the predictions
+of its kind (interpolated or extrapolated) held at the measured cells."""
 import math
 
 from .choosing import complete, measured_times

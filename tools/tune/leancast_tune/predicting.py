@@ -198,18 +198,17 @@ class Predictor:
         validation. Within the measured cells' hull a prediction is an interpolation: the
         worst leave-one-out error of the cells whose own prediction was one (inside the
         others' hull), wherever they are, since a few measured cells say little of how
-        errors vary across the grid (docs/auto.md). A corner left out is extrapolated from the rest,
-        which no cell inside the corners is. Outside the hull, or with no interpolated
-        cell, the largest error of the `near` measured cells closest to it (a doubling of
-        procs or a 4x of bytes is one step)."""
+        errors vary across the grid (docs/auto.md). A corner left out is extrapolated from
+        the rest, which no cell inside the corners is. Outside the hull, or with no
+        interpolated cell, the largest error of the `near` measured cells closest to it (a
+        doubling of procs or a 4x of bytes is one step)."""
         if not self.errors:
             return math.inf
         if self.inside and within((procs, size), self.errors):
             return max(self.errors[c] for c in self.inside)
-        cells = list(self.errors)
         def distance(cell):
             return math.hypot(math.log2(cell[0] / procs), math.log2(cell[1] / size) / 2)
-        closest = sorted(cells, key=distance)[:near]
+        closest = sorted(self.errors, key=distance)[:near]
         return max(self.errors[c] for c in closest)
 
 
@@ -218,7 +217,6 @@ def within(cell, cells):
     log scales: where a fit on `cells` interpolates rather than extrapolates."""
     point = (math.log2(cell[0]), math.log2(cell[1]))
     hull = convex_hull([(math.log2(p), math.log2(s)) for p, s in cells])
-    cross = lambda o, a, b: (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
     if len(hull) < 3:  # a point or a segment
         a, b = hull[0], hull[-1]
         on_line = abs(cross(a, b, point)) < 1e-9
@@ -228,13 +226,17 @@ def within(cell, cells):
                for i in range(len(hull)))
 
 
+def cross(o, a, b):
+    """The z of (a - o) x (b - o): > 0 where o, a, b turn counter-clockwise."""
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+
 def convex_hull(points):
     """The hull's corners counter-clockwise (Andrew's monotone chain); one or two points
     where they are all on a line."""
     points = sorted(set(points))
     if len(points) < 3:
         return points
-    cross = lambda o, a, b: (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
     def half(ordered):
         chain = []
         for q in ordered:
