@@ -8,6 +8,7 @@ expect half the bytes fails, and MPICH's error stack names the algorithm that ra
 Usage: library_test.py TUNE FLAVOR LIBRARY_BCAST SPY|- MPIEXEC [MPIEXEC_FLAGS...]
 """
 import json
+import math
 import os
 import re
 import subprocess
@@ -17,31 +18,16 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from rule_ranges import covers  # noqa: E402
+from tune_package import K, M, bench_run  # noqa: E402 (the synthetic runs tune tests share)
+from leancast_tune.library import LIBRARY_DEFAULTS, schedule_analogue  # noqa: E402
 
 TUNE, FLAVOR, PROGRAM, SPY, *LAUNCHER = sys.argv[1:]
 del sys.argv[1:]
-K, M = 1 << 10, 1 << 20
 
 
 def tune(*args, timeout=120):
     return subprocess.run(["timeout", str(timeout), TUNE, *args], capture_output=True,
                           text=True, timeout=timeout + 30)
-
-
-def bench_run(procs, method, times, library="Fixture MPI 1.0", spread=0.02):
-    """leancast-bench's JSON as leancast-tune reads it; times: {(candidate, bytes): s}."""
-    results = [{"algorithm": a, "bytes": size, "data_ok": True, "reps": [],
-                "summary": {"seconds_per_bcast": {"median": t, "min": t * (1 - spread / 2),
-                                                  "max": t * (1 + spread / 2)}}}
-               for (a, size), t in times.items()]
-    return {"tool": "leancast-bench", "method": method, "baseline": "mpi",
-            "options": {"algorithms": list(dict.fromkeys(a for a, _ in times)),
-                        "sizes": sorted({s for _, s in times}), "iterations": 10, "reps": 5,
-                        "command_line": ["leancast-bench"]},
-            "environment": {"procs": procs, "nodes": 1, "ranks_per_node": procs,
-                            "mpi_library": library, "date": "2026-01-02T03:04:05Z",
-                            "cpu_model": "Fixture CPU", "cores": 8, "hosts": ["fixture"]},
-            "results": results}
 
 
 def saved(directory, name, runs, candidates):
@@ -148,8 +134,8 @@ class FromJson(unittest.TestCase):
         self.assertIn("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", done.stdout)
 
     def test_refusals(self):
-        runs = [bench_run(2, m, {("mpi", K): 1e-6, ("ompi:1", K): 5e-7}, library="MPICH 4.0.2")
-                for m in ("paper", "osu")]
+        runs = [bench_run(2, m, {("mpi", K): 1e-6, ("ompi:1", K): 5e-7},
+                          mpi_library="MPICH 4.0.2") for m in ("paper", "osu")]
         path = saved(self.dir, "wrong", runs, ["mpi", "ompi:1"])
         out = os.path.join(self.dir, "x")
         for args, message in (
@@ -163,6 +149,8 @@ class FromJson(unittest.TestCase):
               "--out-ompi-rules", out], "N in 1..9"),
             (["--launcher", "mpirun -n {procs}", "--procs", "2", "--candidates", "mpich:tree",
               "--out-mpich-json", out], "mpich:NAME"),
+            (["--launcher", "mpirun -n {procs}", "--procs", "2", "--predict",
+              "--out-ompi-rules", out], "--predict measures --budget-cells N"),
         ):
             done = tune("--library-algorithms", *args, timeout=60)
             self.assertNotEqual(done.returncode, 0, args)
@@ -172,10 +160,138 @@ class FromJson(unittest.TestCase):
         self.assertIn("go with --library-algorithms", done.stderr)
 
 
+
+def scatter_ring_times(procs, name, noise=None):
+    """The default a binomial tree, `name` a scatter-ring broadcast, 2 us a message and
+    0.1 ns a byte (noise: the ring's factor per (procs, bytes)), at 1 KiB, 64 KiB, 1 MiB."""
+    depth = math.log2(procs)
+    times = {}
+    for size in (K, 64 * K, M):
+        times[("mpi", size)] = 2e-6 * depth + size * depth * 1e-10
+        ring = 2e-6 * (depth + procs - 1) + 2 * size * 1e-10 * (procs - 1) / procs
+        times[(name, size)] = ring * (noise or {}).get((procs, size), 1.0)
+    return times
+
+
+def evidence_by_count(lines):
+    """{communicator size claimed from: [evidence of each size]} of the file's rule lines
+    (Open MPI's: "BYTES ALG FAN SEG  # bytes RANGE: NAME; EVIDENCE | ...", MPICH's printed
+    "  procs=RANGE bytes=RANGE: NAME  # EVIDENCE | ...")."""
+    out, count = {}, None
+    for line in lines:
+        claimed = re.search(r"# communicator size: (\d+)|^  procs=(\d+)", line)
+        count = int(claimed.group(1) or claimed.group(2)) if claimed else count
+        rule = re.match(r"^\d+ \d+ \d+ \d+  # bytes [^;]*; (.*)$|^  procs=.*?  # (.*)$", line)
+        if rule:
+            out.setdefault(count, []).extend((rule.group(1) or rule.group(2)).split(" | "))
+    return out
+
+
+class Predicted(unittest.TestCase):
+    """--predict: cells measured at P = 2 and 8 of the grid 2, 4, 8; P = 4 predicted from
+    the schedules (leancast-plan of this build), every size of the file said measured or
+    predicted, and a prediction within its validation error left to the default."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp()
+
+    def predicted(self, kind, name, noise=None):
+        runs = [bench_run(p, m, scatter_ring_times(p, name, noise), spread=0,
+                          mpi_library={"ompi": "Open MPI v4.1.4", "mpich": "MPICH 4.0.2"}[kind])
+                for p in (2, 8) for m in ("paper", "osu")]
+        path = saved(self.dir, f"{kind}-{bool(noise)}", runs, ["mpi", name])
+        out = os.path.join(self.dir, f"{kind}-{bool(noise)}.out")
+        flag = "--out-ompi-rules" if kind == "ompi" else "--out-mpich-json"
+        done = tune("--library-algorithms", "--predict", "--from-json", path, "--procs",
+                    "2,4,8", "--sizes", "1K,64K,1M", flag, out)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        if kind == "mpich":
+            lines = done.stdout.splitlines()
+        else:
+            with open(out) as f:
+                lines = f.read().splitlines()
+        said = evidence_by_count(lines)
+        for count, parts in said.items():
+            self.assertEqual([p.split(":")[0] for p in parts], ["1K", "64K", "1M"], said)
+            kinds = {re.match(r"\S+: (measured|predicted)[ ,]", p).group(1) for p in parts}
+            self.assertEqual(kinds, {"predicted"} if count == 3 else {"measured"}, parts)
+        return out, lines, said
+
+    def test_ompi_rules_predicted_where_not_measured(self):
+        out, lines, said = self.predicted("ompi", "ompi:9")
+        self.assertIn("3 predicted", "\n".join(lines))
+        # The ring's lead at 4 ranks, 1 MiB follows from its schedule: the file gives it 1M.
+        self.assertRegex(said[3][-1], r"^1M: predicted ompi:9 lead [\d.]+% over mpi")
+        values = numbers(out)
+        self.assertEqual(values[:3], [1, 7, 3])
+        self.assertIn([262144, 9, 0, 0], [values[i:i + 4] for i in range(len(values))])
+
+    def test_mpich_json_predicted_where_not_measured(self):
+        out, lines, said = self.predicted("mpich", "mpich:scatter_ring_allgather")
+        with open(out) as f:
+            intra = json.load(f)["collective=bcast"]["comm_type=intra"]
+        self.assertEqual(list(intra), ["comm_size<=2", "comm_size<=5", "comm_size=any"])
+        self.assertRegex(said[3][-1], r"^1M: predicted mpich:scatter_ring_allgather lead")
+        self.assertEqual(intra["comm_size<=5"]["avg_msg_size=any"],
+                         {"algorithm=MPIR_Bcast_intra_scatter_ring_allgather": {}})
+
+    def test_every_analogue_is_a_schedule_of_this_build(self):
+        plan = os.path.join(os.path.dirname(TUNE), "leancast-plan")
+        for name in LIBRARY_DEFAULTS["openmpi"] + LIBRARY_DEFAULTS["mpich"]:
+            analogue = schedule_analogue(name, 64 * K)
+            if analogue:
+                done = subprocess.run([plan, "-a", analogue, "-p", "6", "-b", "64K",
+                                       "--ranks-per-node", "3", "--json", "--no-steps"],
+                                      capture_output=True, text=True, timeout=60)
+                self.assertEqual(done.returncode, 0, (name, analogue, done.stderr))
+        self.assertEqual(schedule_analogue("ompi:3", 5000), "pipeline-chain:5000")
+        self.assertEqual(schedule_analogue("ompi:5:8K", M), "pipeline-binary-tree:8192")
+        self.assertIsNone(schedule_analogue("ompi:6:8K", M))
+
+    def test_within_the_validation_error_the_default_stays(self):
+        noise = {(2, K): 1.0, (2, 64 * K): 0.6, (2, M): 1.4, (8, K): 0.7, (8, 64 * K): 1.3,
+                 (8, M): 0.8}  # the ring's times off its schedule by up to 40 %
+        out, lines, said = self.predicted("ompi", "ompi:9", noise)
+        fallbacks = [p for p in said[3] if p.endswith("within it, so mpi")]
+        self.assertTrue(fallbacks, said[3])
+        at = lines.index("3  # communicator size: 3-5 processes (decided at 4)")
+        self.assertEqual(lines[at + 1], "1  # message sizes")  # every size: the fixed decision
+        self.assertTrue(lines[at + 2].startswith("0 0 0 0  # bytes *: "), lines[at + 2])
+
+
 def launch(procs, args, env=None, timeout=60):
     command = ["timeout", str(timeout), *LAUNCHER, "-n", str(procs), *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout + 30,
                           env=dict(os.environ, **(env or {})))
+
+
+def measured_predicted(test, flag, candidates, procs):
+    """--library-algorithms --predict --budget-cells 2 on this machine: at most 2 cells
+    (count, size) measured, every size of the grid said measured or predicted. Returns the
+    file's path, the printed lines and the cells measured."""
+    directory = tempfile.mkdtemp()
+    out, record = os.path.join(directory, "predicted"), os.path.join(directory, "saved.json")
+    done = tune("--library-algorithms", "--predict", "--budget-cells", "2", "--launcher",
+                " ".join(LAUNCHER) + " -n {procs}", "--procs", procs, "--sizes", "1K,64K",
+                "--candidates", candidates, "--methods", "paper", "--iterations", "20",
+                "--reps", "3", flag, out, "--json", record, timeout=300)
+    test.assertEqual(done.returncode, 0, done.stderr)
+    with open(record) as f:
+        saved_run = json.load(f)
+    cells = {(run["environment"]["procs"], r["bytes"]) for run in saved_run["runs"]
+             for r in run["results"]}
+    test.assertLessEqual(len(cells), 2, cells)
+    test.assertEqual(sorted(cells), sorted(map(tuple, saved_run["predict"]["measured_order"])))
+    lines = done.stdout.splitlines()
+    if flag == "--out-ompi-rules":
+        with open(out) as f:
+            lines = f.read().splitlines()
+    for parts in evidence_by_count(lines).values():
+        test.assertEqual([p.split(":")[0] for p in parts], ["1K", "64K"], lines)
+        for part in parts:
+            test.assertRegex(part, r"^\S+: (measured|predicted)[ ,]")
+    return out, done.stdout, cells
 
 
 @unittest.skipUnless(FLAVOR == "openmpi", "Open MPI's coll_tuned")
@@ -209,7 +325,7 @@ class OpenMpi(unittest.TestCase):
 
     def write_synthetic(self):
         directory = tempfile.mkdtemp()
-        runs = [bench_run(p, m, OMPI_TIMES[p], library="Open MPI v4.1.4")
+        runs = [bench_run(p, m, OMPI_TIMES[p], mpi_library="Open MPI v4.1.4")
                 for p in (2, 4) for m in ("paper", "osu")]
         out = os.path.join(directory, "synthetic.rules")
         done = tune("--library-algorithms", "--from-json",
@@ -239,14 +355,26 @@ class OpenMpi(unittest.TestCase):
             spied = self.spied(2, size, out)
             self.assertEqual(spied, expected or self.spied(2, size), (size, rule))
 
+    def test_predicted_measured_file(self):
+        """At 3 ranks, measured or not, coll_tuned runs what the file says for 1 KiB."""
+        out, _, _ = measured_predicted(self, "--out-ompi-rules", "ompi:1,ompi:9", "2,3,4")
+        values = numbers(out)
+        at = 3 + 2 + 4 * values[4]  # the second communicator size: from 3 processes
+        self.assertEqual(values[at], 3, values)
+        rules = [values[at + 2 + 4 * i:at + 6 + 4 * i] for i in range(values[at + 1])]
+        rule = [r for r in rules if r[0] <= K][-1]
+        expected = {0: None, 1: {("basic_linear", "0")},
+                    9: {("scatter_allgather_ring", "0")}}[rule[1]]
+        self.assertEqual(self.spied(3, K, out), expected or self.spied(3, K), rules)
+
 
 @unittest.skipUnless(FLAVOR == "mpich", "MPICH's selection JSON")
 class Mpich(unittest.TestCase):
     """The JSON is read by MPICH and decides: its error stack names what ran."""
 
-    def algorithm(self, size, json_file=None):
+    def algorithm(self, size, json_file=None, procs=2):
         env = {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": json_file} if json_file else {}
-        done = launch(2, [PROGRAM, str(size), "truncate"], env)
+        done = launch(procs, [PROGRAM, str(size), "truncate"], env)
         self.assertIn("MPI_Bcast failed", done.stdout, done.stderr)  # the truncation
         found = set(re.findall(r"(MPIR_Bcast_(?:intra_\w+|allcomm_nb))\(\d+\)", done.stdout))
         self.assertEqual(len(found), 1, done.stdout + done.stderr)
@@ -255,7 +383,7 @@ class Mpich(unittest.TestCase):
 
     def test_synthetic_file_takes_effect(self):
         directory = tempfile.mkdtemp()
-        runs = [bench_run(p, m, MPICH_TIMES[p], library="MPICH Version: 4.0.2")
+        runs = [bench_run(p, m, MPICH_TIMES[p], mpi_library="MPICH Version: 4.0.2")
                 for p in (2, 4) for m in ("paper", "osu")]
         out = os.path.join(directory, "synthetic.json")
         done = tune("--library-algorithms", "--from-json",
@@ -288,6 +416,16 @@ class Mpich(unittest.TestCase):
             name = ranges[0][1]
             expected = self.algorithm(size) if name == "the" else name
             self.assertEqual(self.algorithm(size, out), expected, (size, done.stdout))
+
+    def test_predicted_measured_file(self):
+        """At 3 ranks, measured or not, MPICH runs what the file says for 1 KiB."""
+        out, text, _ = measured_predicted(self, "--out-mpich-json",
+                                          "mpich:binomial,mpich:scatter_ring_allgather", "2,3")
+        rules = dict(re.findall(r"procs=3- bytes=(\S+): (\S+)", text))
+        self.assertTrue(rules, text)
+        name = [a for r, a in rules.items() if covers(r, K)][0]
+        expected = self.algorithm(K, procs=3) if name == "the" else name
+        self.assertEqual(self.algorithm(K, out, procs=3), expected, text)
 
 
 if __name__ == "__main__":

@@ -262,7 +262,7 @@ class LibraryFiles(unittest.TestCase):
         self.assertIn("# machine: Fixture CPU, 8 cores on rank 0's host", lines)
         self.assertIn("#   failed, left out: P=4 osu ompi:9", lines)
         self.assertIn("#   measured by: leancast-tune x", lines)
-        self.assertIn("3  # communicator size: 3- processes (measured at 4)", lines)
+        self.assertIn("3  # communicator size: 3- processes (decided at 4)", lines)
         self.assertTrue(any(line.startswith("8192 3 0 1024  # bytes 8K-262143: ompi:3:1K "
                                             "pipeline; 64K: 2.00x over the default")
                             for line in lines), lines)

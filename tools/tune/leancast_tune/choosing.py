@@ -11,17 +11,16 @@ method) cells, as without --predict); every candidate is measured at a measured 
 import os
 
 from .common import REFERENCE, find_tool, size_text
-from .measuring import NO_LIMIT, Progress, bench_command, launch
+from .measuring import NO_LIMIT, Progress, bench_command, launch, library_runs
 from .predicting import Features, Predictor
 
 
 def check_predict(parser, options):
-    """--predict: with --budget-cells under --site or --sim, or --from-json (the grid a saved
-    --predict run chose from, unless --procs and --sizes say another)."""
+    """--predict: with --budget-cells under --site or --sim (--library-algorithms: through
+    --launcher), or --from-json (the grid a saved --predict run chose from, unless --procs
+    and --sizes say another)."""
     if not options.predict:
         return
-    if options.library_algorithms:
-        parser.error("--predict writes leancast rules, not --library-algorithms files")
     if options.from_json:
         grid = (options.saved.get("predict") or {}).get("grid") or {}
         if grid and not options.procs_given:
@@ -29,9 +28,10 @@ def check_predict(parser, options):
         if grid and not options.sizes:
             options.sizes = ",".join(str(s) for s in grid["sizes"])
         return
-    if options.budget_cells is None or not (options.site or options.sim):
-        parser.error("--predict measures --budget-cells N under --site or --sim (or reads "
-                     "--from-json)")
+    if options.budget_cells is None or not (options.site or options.sim
+                                            or options.library_algorithms):
+        parser.error("--predict measures --budget-cells N under --site or --sim, or with "
+                     "--library-algorithms (or reads --from-json)")
 
 
 def seed_cells(procs, sizes, limit):
@@ -132,8 +132,9 @@ class Session:
 
 
 def measure_predicted(options, tmp, start):
-    """leancast-tune --predict (--site or --sim): the runs of the chosen cells, and what the
-    choice was (the grid, the order the cells were measured in, each step's reason)."""
+    """leancast-tune --predict (--site, --sim or --library-algorithms): the runs of the
+    chosen cells, and what the choice was (the grid, the order the cells were measured in,
+    each step's reason)."""
     candidates = list(options.candidates)
     methods = list(options.methods)
     budget = options.budget_cells
@@ -142,7 +143,11 @@ def measure_predicted(options, tmp, start):
     reps = options.reps or (1 if options.sim else 5)
     iterations = options.iterations or (1 if options.sim else None)
 
+    failed = []  # --library-algorithms: the forced algorithms whose launch failed
+
     def measure(procs, sizes):
+        if options.library_algorithms:  # the library's own: a launch per candidate
+            return library_runs(options, tmp, progress, procs, sizes, failed)
         runs = []
         for method in methods:
             out = os.path.join(tmp, f"p{procs}-{method}-{size_text(sizes[0])}-{len(sizes)}.json")
@@ -157,7 +162,10 @@ def measure_predicted(options, tmp, start):
                       Features(find_tool("leancast-plan", options.plan)), measure, options.tie,
                       options.ranks_per_node)
     session.run(budget)
-    return session.runs, {"candidates": candidates, "predict": prediction_record(session)}
+    extra = {"candidates": candidates, "predict": prediction_record(session)}
+    if options.library_algorithms:
+        extra["library_failed"] = failed
+    return session.runs, extra
 
 
 def prediction_record(session):

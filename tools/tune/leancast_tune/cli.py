@@ -7,8 +7,8 @@ from .choosing import complete, measure_predicted, measured_times
 from .common import REFERENCE, STAND_INS, find_tool
 from .deciding import check_references, group_runs, library_decisions
 from .exporting import body, header, library_condition, write_json, write_rules
-from .exporting_library import write_mpich_json, write_ompi_rules
-from .exporting_predicted import predicted_body, predicted_header
+from .exporting_library import library_evidence, write_mpich_json, write_ompi_rules
+from .exporting_predicted import predicted_body, predicted_header, predicted_library_decisions
 from .measuring import Messages, measure_fixed, measure_library, measure_site
 from .options import parse_args
 from .predicting import Features, Predictor
@@ -18,11 +18,13 @@ def library_main(options, argv, start):
     """--library-algorithms: the library's own algorithms measured, its tuning file written."""
     if options.from_json:
         runs = options.saved["runs"]
-        extra = {"library_failed": options.saved.get("library_failed")}
+        extra = {k: options.saved.get(k) for k in ("library_failed", "predict")}
     else:
         with tempfile.TemporaryDirectory(prefix="leancast-tune-") as tmp:
-            runs, extra = measure_library(options, tmp, start)
+            measure = measure_predicted if options.predict else measure_library
+            runs, extra = measure(options, tmp, start)
         extra["elapsed_seconds"] = round(time.monotonic() - start, 1)
+        extra["budget_cells"] = options.budget_cells
     runs = [r for r in runs if r]
     if not runs:
         sys.exit("leancast-tune: nothing was measured")
@@ -34,10 +36,17 @@ def library_main(options, argv, start):
         sys.exit(f"leancast-tune: the runs measured {counts[min(counts)].env.get('mpi_library')}"
                  f", not the library whose file was asked for ({options.library_kind})")
     options.saved_methods = (options.saved or {}).get("methods") or options.methods
-    chosen, grid = library_decisions(options, counts, order)
+    notes = []
+    if options.predict:
+        predictor = fitted(options, runs, order, options.saved_methods)
+        chosen, grid = predicted_library_decisions(options, counts, runs, predictor, order,
+                                                   library_evidence)
+        notes = [line[2:] for line in predicted_header(options, predictor, extra)]
+    else:
+        chosen, grid = library_decisions(options, counts, order)
     writer = write_ompi_rules if options.library_kind == "openmpi" else write_mpich_json
     lines = writer(options.out_ompi_rules or options.out_mpich_json, options, argv, counts,
-                   extra, chosen, grid)
+                   extra, chosen, grid, notes)
     print("\n".join(lines))
     if options.json and not options.from_json:
         write_json(options.json, argv, {"library_algorithms": True, "candidates": order,
@@ -46,16 +55,20 @@ def library_main(options, argv, start):
     return 0
 
 
-def predicted_rules(options, counts, runs, extra, order, messages):
-    """--predict: the predictor fitted on the measured cells, validated; the header lines it
-    adds and every cell's rule, measured or predicted."""
-    options.methods = extra.get("methods") or options.methods
+def fitted(options, runs, order, methods):
+    """--predict's predictor fitted on the measured cells, validated."""
     features = Features(find_tool("leancast-plan", options.plan))
     ppn = options.ranks_per_node
-    predictor = Predictor(complete(measured_times(runs), options.methods),
-                          lambda a, p, s: features(a, p, s, ppn), order, options.methods,
-                          options.tie)
+    predictor = Predictor(complete(measured_times(runs), methods),
+                          lambda a, p, s: features(a, p, s, ppn), order, methods, options.tie)
     predictor.validate()
+    return predictor
+
+
+def predicted_rules(options, counts, runs, extra, order, messages):
+    """--predict: the header lines it adds and every cell's rule, measured or predicted."""
+    options.methods = extra.get("methods") or options.methods
+    predictor = fitted(options, runs, order, options.methods)
     return (predicted_header(options, predictor, extra)
             + predicted_body(options, counts, runs, predictor, extra, order, messages))
 

@@ -4,6 +4,7 @@ broken by messages at the busiest rank, and the boundaries between measured poin
 import math
 import statistics
 import sys
+from collections import namedtuple
 
 from .common import EMULATED_REFERENCES, METHODS, REFERENCE, is_reference
 
@@ -195,6 +196,11 @@ def check_references(counts):
             sys.exit(f"leancast-tune: P={procs}: no reference measured (mpi, or smpi:NAME "
                      "under --sim); these runs predate the rule that only a measured win over "
                      "the library's own broadcast makes a rule: measure again")
+
+
+# --predict's choice at one size of a library file: the winner and its evidence (measured
+# or predicted), in place of a Decision.
+Chosen = namedtuple("Chosen", "winner text")
 
 
 def library_decisions(options, counts, order):

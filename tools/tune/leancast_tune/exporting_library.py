@@ -9,12 +9,14 @@ import subprocess
 import sys
 
 from .common import REFERENCE, find_tool, shown_command, size_text
-from .deciding import size_runs
+from .deciding import Chosen, size_runs
 from .exporting import range_text, speedups_text
 from .library import OMPI_BCAST, OMPI_BCAST_ID, OMPI_CHAIN_FANOUT, library_setting
 
 
 def library_evidence(size, d):
+    if isinstance(d, Chosen):  # --predict: said already, measured or predicted
+        return d.text
     if d is None:
         return f"{size_text(size)}: not measured"
     if d.winner == REFERENCE:
@@ -27,7 +29,7 @@ def library_evidence(size, d):
             f"{speedups_text(d, d.winner)}; next {name} {ratio:.2f}x")
 
 
-def library_header(options, argv, counts, extra, comment):
+def library_header(options, argv, counts, extra, comment, notes=()):
     first = counts[min(counts)].env
     lines = [f"leancast-tune --library-algorithms, {first.get('date', '')[:10]}: "
              f"{first.get('mpi_library', '')}",
@@ -47,18 +49,19 @@ def library_header(options, argv, counts, extra, comment):
               "library's default",
               "(mpi) by more than the tie margin under every method; otherwise the default "
               "stays."]
+    lines += list(notes)
     return [comment + line for line in lines]
 
 
-def write_ompi_rules(path, options, argv, counts, extra, chosen, grid):
+def write_ompi_rules(path, options, argv, counts, extra, chosen, grid, notes=()):
     """coll_tuned's dynamic rules file (ompi/mca/coll/tuned/coll_tuned_dynamic_file.c, 4.1):
     whitespace-separated numbers, '#' to the end of a line a comment: the number of
     collectives; per collective its id (bcast 7) and the number of communicator sizes; per
     communicator size (ascending; a rule applies from its size up to the next, the first
     also below) the size and the number of message sizes; per message size (ascending,
     the first 0; from it up to the next) bytes, algorithm (0: the fixed decision), fan in/out
-    (chain: its chains), segment size."""
-    lines = library_header(options, argv, counts, extra, "# ")
+    (chain: its chains), segment size. `notes`: lines for the header (--predict's)."""
+    lines = library_header(options, argv, counts, extra, "# ", notes)
     lines += ["# Load it: mpirun --mca coll_tuned_use_dynamic_rules 1 "
               f"--mca coll_tuned_dynamic_rules_filename {path} ...",
               "1  # collectives in this file",
@@ -67,7 +70,7 @@ def write_ompi_rules(path, options, argv, counts, extra, chosen, grid):
     for procs, (low, high), decisions in chosen:
         runs = size_runs(grid, decisions)
         lines += [f"{max(low, 0)}  # communicator size: {range_text(low, high, False)} "
-                  f"processes (measured at {procs})",
+                  f"processes (decided at {procs})",
                   f"{len(runs)}  # message sizes"]
         for size_low, size_high, winner, sizes in runs:
             if winner == REFERENCE:
@@ -130,7 +133,7 @@ def mpich_algorithm(name):
     return "MPIR_Bcast_allcomm_nb" if algorithm == "nb" else f"MPIR_Bcast_intra_{algorithm}"
 
 
-def write_mpich_json(path, options, argv, counts, extra, chosen, grid):
+def write_mpich_json(path, options, argv, counts, extra, chosen, grid, notes=()):
     """MPICH's selection tree (src/mpi/coll/src/csel.c, 4.0): nested objects whose keys are
     conditions tried in order ("comm_size<=N", "avg_msg_size<=N" (bytes), "...=any" last),
     leaves {"algorithm=MPIR_Bcast_intra_NAME": {}}; a file replaces the library's whole
@@ -181,7 +184,7 @@ def write_mpich_json(path, options, argv, counts, extra, chosen, grid):
     with open(path, "w") as f:
         json.dump(tree, f, indent=1)
         f.write("\n")
-    lines = library_header(options, argv, counts, extra, "")
+    lines = library_header(options, argv, counts, extra, "", notes)
     lines.append(f"MPICH tuning file {path}: the base tree {source}, collective=bcast "
                  "replaced:")
     for procs, (low, high), decisions in chosen:

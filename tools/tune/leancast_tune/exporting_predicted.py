@@ -4,13 +4,16 @@ decided it, as without --predict) or predicted (predicting.py), and for a predic
 lead over the library's broadcast, its margin to the runner-up and the validation error
 (Predictor.error_at). A predicted leancast winner whose lead over the library is not
 larger than that error becomes mpi: a prediction is trusted only as far as the predictions
-of its kind (interpolated or extrapolated) held at the measured cells."""
+of its kind (interpolated or extrapolated) held at the measured cells. With
+--library-algorithms the same choice per size feeds the library's file
+(predicted_library_decisions), a forced algorithm in place of a leancast one."""
 import math
 
 from .choosing import complete, measured_times
 from .common import REFERENCE, size_text
-from .deciding import decide, methods_of, ranges
+from .deciding import Chosen, decide, methods_of, ranges
 from .exporting import configured_conditions, evidence, library_condition, range_text
+from .library import is_library
 
 
 def percent(x):
@@ -34,17 +37,48 @@ def predicted_choice(predictor, procs, size):
         return prediction.winner, text
     if best is None:
         return REFERENCE, f"{head} mpi (no leancast candidate fitted)"
+    kind = "candidate" if is_library(best) else "leancast"
     return REFERENCE, (f"{head} mpi, margin {percent(prediction.margin)} over the best "
-                       f"leancast {best}, validation error {percent(error)}")
+                       f"{kind} {best}, validation error {percent(error)}")
+
+
+def grid_bounds(options):
+    """The grid's process counts and the range each claims (the ends: --procs-cover)."""
+    procs_list = list(options.procs)
+    bounds = ranges(procs_list)
+    bounds[0] = (options.cover[0], bounds[0][1])
+    bounds[-1] = (bounds[-1][0], options.cover[1])
+    return procs_list, bounds
+
+
+def predicted_library_decisions(options, counts, runs, predictor, order, evidence_of):
+    """--library-algorithms --predict: [(procs, (low, high), {bytes: Chosen})] over the
+    whole grid, each size measured (decided as without --predict, evidence_of(size,
+    Decision) its text) or predicted, and the sizes."""
+    procs_list, bounds = grid_bounds(options)
+    measured = complete(measured_times(runs), options.saved_methods)
+    no_messages = lambda *args: None  # the library's algorithms: ties go to the order listed
+    out = []
+    for procs, bound in zip(procs_list, bounds):
+        chosen = {}
+        for size in options.sizes:
+            if (procs, size) in measured and procs in counts:
+                count = counts[procs]
+                d = decide(count, size, methods_of(count, options.saved_methods), options,
+                           order, no_messages)
+                text = evidence_of(size, d).replace(": ", ": measured, ", 1)
+                chosen[size] = Chosen(d.winner if d else REFERENCE, text)
+            else:
+                choice = predicted_choice(predictor, procs, size)
+                chosen[size] = Chosen(*choice) if choice else None
+        out.append((procs, bound, chosen))
+    return out, list(options.sizes)
 
 
 def predicted_body(options, counts, runs, predictor, extra, order, messages):
     """The rules: every (process count, size) of the grid, measured or predicted."""
-    procs_list, sizes = list(options.procs), list(options.sizes)
-    bounds = ranges(procs_list)
-    cover = options.cover
-    bounds[0] = (cover[0], bounds[0][1])
-    bounds[-1] = (bounds[-1][0], cover[1])
+    procs_list, bounds = grid_bounds(options)
+    sizes = list(options.sizes)
     measured = complete(measured_times(runs), options.methods)
     any_count = counts[min(counts)]
     conditions = (f"{library_condition(any_count.env, options.library)}"

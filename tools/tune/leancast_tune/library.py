@@ -43,7 +43,8 @@ LIBRARY_EPILOG = """\
   --out-mpich-json writes MPICH's selection tree (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=
   FILE, with MPIR_CVAR_BCAST_DEVICE_COLLECTIVE=0 as measured): the library's own tree (read
   from libmpich, or --mpich-base) with the broadcast part replaced, where the default keeps
-  the library's own branch. Default candidates: Open MPI """ + ", ".join(
+  the library's own branch. --predict --budget-cells N: some cells measured, the rest
+  predicted, each algorithm from the leancast schedule most like it. Default candidates: Open MPI """ + ", ".join(
     LIBRARY_DEFAULTS["openmpi"]) + "; MPICH " + ", ".join(LIBRARY_DEFAULTS["mpich"]) + "."
 
 
@@ -76,3 +77,32 @@ def library_environment(name):
                 "OMPI_MCA_coll_tuned_bcast_algorithm_segmentsize": str(segsize)}
     return {"MPIR_CVAR_BCAST_INTRA_ALGORITHM": algorithm,
             "MPIR_CVAR_BCAST_DEVICE_COLLECTIVE": "0"}
+
+
+# --predict: the leancast schedule whose messages are most like each library algorithm's,
+# so that its time is predicted from messages of its shape (the fitted coefficients absorb
+# the rest). Segmented forms use their segment size (0, unsegmented: the whole message). No
+# analogue (Open MPI's chain of 4 chains, the segmented binomial, MPICH's nb): the generic
+# basis of a tree, as for the library's default.
+OMPI_SCHEDULES = {1: "linear", 3: "pipeline-chain:{seg}", 4: "split-binary-tree:{seg}",
+                  5: "pipeline-binary-tree:{seg}", 7: "knomial:4", 8: "scatter-doubling",
+                  9: "scatter-ring"}
+MPICH_SCHEDULES = {"binomial": "binomial", "scatter_recursive_doubling_allgather":
+                   "scatter-doubling", "scatter_ring_allgather": "scatter-ring",
+                   "smp": "node-aware:binomial/binomial"}
+
+
+def is_library(name):
+    return name.startswith((OMPI_PREFIX, MPICH_PREFIX))
+
+
+def schedule_analogue(name, size):
+    """The leancast algorithm (NAME[:PARAMETER]) standing in for a library algorithm's
+    messages at `size` bytes, or None (no analogue)."""
+    kind, algorithm, segsize = library_setting(name)
+    if kind == "mpich":
+        return MPICH_SCHEDULES.get(algorithm)
+    if algorithm == 6:
+        return "binomial" if segsize == 0 else None
+    pattern = OMPI_SCHEDULES.get(algorithm)
+    return pattern and pattern.format(seg=segsize or max(1, size))

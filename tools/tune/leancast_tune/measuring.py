@@ -303,54 +303,61 @@ def launch_group(options, planner, pending, plan, tmp, progress, deadline):
 
 
 def measure_library(options, tmp, start):
-    """One launch per process count, method and candidate (mpi, the default, first); each
-    launch's MPI_Bcast results relabelled with the candidate, merged into one run per
-    process count and method. A forced algorithm whose launch fails is left out (said on
-    stderr), the default's failure ends the tuning."""
-    candidates = options.candidates
+    """One launch per process count, method and candidate (mpi, the default, first), every
+    size in it (library_runs)."""
     cells = len(options.sizes)
-    progress = Progress(cells * len(candidates) * len(options.procs) * len(options.methods), start,
-                        getattr(options, "quiet", False))
+    progress = Progress(cells * len(options.candidates) * len(options.procs)
+                        * len(options.methods), start, getattr(options, "quiet", False))
     runs, failed = [], []
-    for index, procs in enumerate(options.procs):
-        for method in options.methods:
-            merged = None
-            for name in candidates:
-                out = os.path.join(tmp, f"p{procs}-{method}-{len(runs)}-"
-                                        f"{re.sub(r'[^A-Za-z0-9]', '_', name)}.json")
-                command = bench_command(options, procs, method, options.sizes, out,
-                                        options.iterations, options.reps, candidates=[REFERENCE])
-                setting = library_environment(name)
-                what = f"P={procs} ({index + 1} of {len(options.procs)}), {method}, {name}"
-                progress.show(what, force=True)
-                status, tail = run_command(command, NO_LIMIT,
-                                           env=dict(os.environ, **setting))
-                progress.end()
-                if status != 0 or not os.path.exists(out) or os.path.getsize(out) == 0:
-                    if name == REFERENCE:
-                        sys.stderr.write(tail)
-                        sys.exit(f"leancast-tune: {what} failed (exit {status}): "
-                                 f"{' '.join(command)}")
-                    print(f"leancast-tune: {what}: failed (exit {status}), left out",
-                          file=sys.stderr, flush=True)
-                    failed.append(f"P={procs} {method} {name}")
-                    continue
-                with open(out) as f:
-                    run = json.load(f)
-                progress.done += cells
-                if merged is None:
-                    merged = run
-                    merged["options"]["algorithms"] = list(candidates)
-                    merged["tune_command"] = shown_args(command)
-                    merged["library_commands"] = {}
-                else:
-                    for result in run["results"]:
-                        if result["algorithm"] == REFERENCE:
-                            merged["results"].append(dict(result, algorithm=name))
-                merged["library_commands"][name] = (
-                    [f"{k}={shown(v)}" for k, v in setting.items()] + shown_args(command))
-            runs.append(merged)
+    for procs in options.procs:
+        runs += library_runs(options, tmp, progress, procs, options.sizes, failed)
     return runs, {"library_failed": failed}
+
+
+def library_runs(options, tmp, progress, procs, sizes, failed):
+    """One run per method at one process count: a launch per candidate, its MPI_Bcast
+    results relabelled with the candidate, merged. A forced algorithm whose launch fails is
+    left out (said on stderr, noted in `failed`), the default's failure ends the tuning."""
+    candidates = options.candidates
+    index = options.procs.index(procs) + 1
+    runs = []
+    for method in options.methods:
+        merged = None
+        for name in candidates:
+            out = os.path.join(tmp, f"p{procs}-{method}-{size_text(sizes[0])}-{len(sizes)}-"
+                                    f"{re.sub(r'[^A-Za-z0-9]', '_', name)}.json")
+            command = bench_command(options, procs, method, sizes, out,
+                                    options.iterations, options.reps, candidates=[REFERENCE])
+            setting = library_environment(name)
+            what = f"P={procs} ({index} of {len(options.procs)}), {method}, {name}"
+            progress.show(what, force=True)
+            status, tail = run_command(command, NO_LIMIT, env=dict(os.environ, **setting))
+            progress.end()
+            if status != 0 or not os.path.exists(out) or os.path.getsize(out) == 0:
+                if name == REFERENCE:
+                    sys.stderr.write(tail)
+                    sys.exit(f"leancast-tune: {what} failed (exit {status}): "
+                             f"{' '.join(command)}")
+                print(f"leancast-tune: {what}: failed (exit {status}), left out",
+                      file=sys.stderr, flush=True)
+                failed.append(f"P={procs} {method} {name}")
+                continue
+            with open(out) as f:
+                run = json.load(f)
+            progress.done += len(sizes)
+            if merged is None:
+                merged = run
+                merged["options"]["algorithms"] = list(candidates)
+                merged["tune_command"] = shown_args(command)
+                merged["library_commands"] = {}
+            else:
+                for result in run["results"]:
+                    if result["algorithm"] == REFERENCE:
+                        merged["results"].append(dict(result, algorithm=name))
+            merged["library_commands"][name] = (
+                [f"{k}={shown(v)}" for k, v in setting.items()] + shown_args(command))
+        runs.append(merged)
+    return runs
 
 
 class Messages:

@@ -13,7 +13,7 @@ from .candidates import Candidates, RegistryError, counts_text, read_registry
 from .common import (EMULATED_REFERENCES, METHODS, REFERENCE, SIMULATED_ONLY, SMPI_PREFIX,
                      STAND_INS, byte_size, find_tool, is_reference)
 from .library import (LIBRARY_DEFAULTS, LIBRARY_EPILOG, MPICH_PREFIX, OMPI_PREFIX,
-                      library_setting)
+                      is_library, library_setting)
 
 
 # Powers of two and decimal sizes: segments cut from the latter fall just below a power of two,
@@ -107,8 +107,9 @@ def parse_args(argv):
                              "sizes (at the largest count first) are left out, a size under "
                              "every method or none; no time limit (the tests use it)")
     parser.add_argument("--predict", action="store_true",
-                        help="with --budget-cells, --site or --sim: measure where the winner "
-                             "is least certain, predict the rest from the schedules "
+                        help="with --budget-cells under --site, --sim or --library-algorithms: "
+                             "measure where the winner is least certain, predict the rest "
+                             "from the schedules "
                              "(docs/auto.md); --from-json: predict from saved cells")
     parser.add_argument("--procs", help="process counts to measure, comma-separated (e.g. "
                                         "16,64,256); --site: default 2, 4, 8, ..., cores")
@@ -431,7 +432,7 @@ def check_library_candidates(parser, options):
     """Candidates are the library's own (ompi:N[:SEG] or mpich:NAME) exactly when
     --library-algorithms."""
     others = [c for c in options.candidates if c != REFERENCE]
-    library = [c for c in others if c.startswith((OMPI_PREFIX, MPICH_PREFIX))]
+    library = [c for c in others if is_library(c)]
     if not options.library_algorithms:
         if library:
             parser.error(f"{library[0]}: the library's own algorithms go with "

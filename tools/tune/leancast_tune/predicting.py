@@ -17,13 +17,16 @@ A candidate's time at (procs, bytes) is modelled as c . f, f its schedule's feat
 
 The library's own broadcast (mpi, smpi:NAME) has no schedule: its basis is the generic
 alpha-beta one of a tree: 1, ceil(log2 P), bytes, bytes ceil(log2 P), and what all ranks
-but the root receive, (P - 1) bytes in P - 1 messages. Coefficients are fitted per candidate and timing method, non-negative, minimising the relative error (times
-span four decades over the sizes). A candidate measured at fewer cells than it has features
+but the root receive, (P - 1) bytes in P - 1 messages. A library algorithm
+(--library-algorithms) has the features of its leancast analogue (library.py), else this
+basis too. Coefficients are fitted per candidate and timing method, non-negative,
+minimising the relative error (times span four decades over the sizes). A candidate measured at fewer cells than it has features
 keeps the first ones (bytes, rounds, one, ...), so a fit never has more unknowns than
 measurements."""
 import math
 
 from .common import REFERENCE, is_reference
+from .library import is_library, schedule_analogue
 from .plan_reports import plan_command, plan_report
 
 SCHEDULE_FEATURES = ("bytes", "rounds", "one", "moved", "transfers", "messages", "node")
@@ -42,8 +45,10 @@ class Features:
         generic = {"bytes": float(size), "rounds": float(depth), "one": 1.0,
                    "moved": float(size * (procs - 1)), "transfers": float(procs - 1),
                    "tree_bytes": float(size * depth)}
-        if is_reference(algorithm) or not self.plan:
+        if generic_basis(algorithm) or not self.plan:
             return generic
+        if is_library(algorithm):
+            algorithm = schedule_analogue(algorithm, size)
         spans = ppn is not None and ppn < procs
         base = plan_command(self.plan, algorithm, procs, size, ppn)
         rounds = self.model(base + ["--alpha", "1", "--beta", "0"])
@@ -71,6 +76,12 @@ class Features:
         if report is None:
             raise SystemExit(f"leancast-tune: {' '.join(command)} failed: {error}")
         return report if whole or "model_seconds" in report else None
+
+
+def generic_basis(algorithm):
+    """Whether a candidate is priced by the generic basis: it has no schedule."""
+    return is_reference(algorithm) or (is_library(algorithm)
+                                       and schedule_analogue(algorithm, 1) is None)
 
 
 def solve(rows, values):
@@ -150,7 +161,7 @@ class Predictor:
                           for (p, s), cells in sorted(measured.items())
                           if algorithm in cells.get(method, {})]
                 if points:
-                    names = REFERENCE_FEATURES if is_reference(algorithm) else SCHEDULE_FEATURES
+                    names = REFERENCE_FEATURES if generic_basis(algorithm) else SCHEDULE_FEATURES
                     fits[(method, algorithm)] = Fit(points, list(names))
         return fits
 
