@@ -1,7 +1,8 @@
 """leancast-tune --sim --predict end to end on hornet (4 ranks a node, P = 4, 8, 16, two
 sizes): within --budget-cells it simulates 3 of the 6 cells under both methods, and its
 rules give every size of every count, each said measured or predicted, the counts that
-span nodes with the ranks a node the rules claim.
+span nodes with the ranks a node the rules claim; --from-json of its record derives the same
+rules (scripts/auto-table.sh derives the predicted sections so).
 
 Usage: predict_sim_test.py TUNE
 """
@@ -44,6 +45,13 @@ class Simulated(unittest.TestCase):
             self.assertRegex(part, r"^\S+: (measured|predicted)[ ,]")
         self.assertEqual(sum(": measured," in p for p in parts), 3)
         self.assertEqual({r.group("ppn") for r in rules if r.group("procs") != "1-5"}, {"4"})
+        again = os.path.join(directory, "again.rules")
+        done = subprocess.run(["timeout", "120", TUNE, "--from-json", json_path, "--predict",
+                               "--out", again], capture_output=True, text=True, timeout=150)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(rules_path) as f, open(again) as g:
+            self.assertEqual([line for line in f if line.startswith("procs=")],
+                             [line for line in g if line.startswith("procs=")])
 
 
 if __name__ == "__main__":

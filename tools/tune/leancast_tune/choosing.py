@@ -72,6 +72,13 @@ def measured_times(runs):
     return out
 
 
+def ranks_per_node(options, runs):
+    """The ranks a node predictions price: --sim's, else (--from-json) as the runs placed
+    them where they span nodes; None on one node."""
+    spanning = [r["environment"] for r in runs if r["environment"].get("nodes", 1) > 1]
+    return options.ranks_per_node or (spanning[0]["ranks_per_node"] if spanning else None)
+
+
 def complete(measured, methods):
     """The measured cells with every method (a cell half measured is not fitted)."""
     return {c: v for c, v in measured.items() if all(v.get(m) for m in methods)}

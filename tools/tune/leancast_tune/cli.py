@@ -3,7 +3,7 @@ import sys
 import tempfile
 import time
 
-from .choosing import complete, measure_predicted, measured_times
+from .choosing import complete, measure_predicted, measured_times, ranks_per_node
 from .common import REFERENCE, STAND_INS, find_tool
 from .deciding import check_references, group_runs, library_decisions
 from .exporting import body, header, library_condition, write_json, write_rules
@@ -58,7 +58,7 @@ def library_main(options, argv, start):
 def fitted(options, runs, order, methods):
     """--predict's predictor fitted on the measured cells, validated."""
     features = Features(find_tool("leancast-plan", options.plan))
-    ppn = options.ranks_per_node
+    ppn = ranks_per_node(options, runs)
     predictor = Predictor(complete(measured_times(runs), methods),
                           lambda a, p, s: features(a, p, s, ppn), order, methods, options.tie)
     predictor.validate()

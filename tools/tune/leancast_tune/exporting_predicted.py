@@ -9,7 +9,7 @@ of its kind (interpolated or extrapolated) held at the measured cells. With
 (predicted_library_decisions), a forced algorithm in place of a leancast one."""
 import math
 
-from .choosing import complete, measured_times
+from .choosing import complete, measured_times, ranks_per_node
 from .common import REFERENCE, size_text
 from .deciding import Chosen, decide, methods_of, ranges
 from .exporting import configured_conditions, evidence, library_condition, range_text
@@ -85,11 +85,13 @@ def predicted_body(options, counts, runs, predictor, extra, order, messages):
                   f"{configured_conditions(any_count.runs)}")
     size_bounds = ranges(sizes)
     size_bounds[0] = (sizes[0], size_bounds[0][1])  # below the smallest size: mpi
+    layout = ranks_per_node(options, runs)
     lines = []
     for procs, (low, high) in zip(procs_list, bounds):
-        # Ranks a node: --sim's, else as measured at this count, else one node (--site).
+        # Ranks a node: --sim's or the runs' across nodes, else as measured at this count,
+        # else one node (--site).
         measured_ppn = counts[procs].env.get("ranks_per_node") if procs in counts else None
-        ppn = min(procs, options.ranks_per_node or measured_ppn or procs)
+        ppn = min(procs, layout or measured_ppn or procs)
         nodes = math.ceil(procs / ppn)
         procs_text = "*" if (low, high) == (1, None) else range_text(low, high, False)
         one_node = nodes == 1 and procs_text != "*"
