@@ -27,6 +27,9 @@
 #   ppn1          hornet's network, one rank per node, P = 16, 64        (P = 8-91, ppn = 1)
 #   large         hornet, 24 ranks per node, P = 256-4096 (scripts/large-scale-tune.py, --method
 #                 sync, the registry's candidates; docs/benchmarks.md#beyond-181-ranks)   (P = 182-5793, ppn 24)
+#   large-ppn12, large-ppn17  hornet, 12 and 17 ranks a node, P = 182-512, 64 KiB-16 MiB
+#                 every 4x, --method sync (every cell: --predict's rules from 5 of them lost
+#                 to MPICH's ring at 4 MiB, docs/auto.md)   (P = 182-724, ppn 12 and 17)
 # Simulated sections measure every leancast candidate under three executors (leancast's
 # default dataflow:1, unbounded dataflow and dataflow:0, docs/algorithms.md#executors), so
 # that a rule names the one that won (NAME@EXECUTOR); they demand a 10 % lead (--tie 0.1):
@@ -62,7 +65,8 @@ source "$(dirname "$0")/env.sh"
 cd "$LEANCAST_ROOT"  # records name paths relative to here
 raw=out/tuning  # a measurement's leancast-tune --json, logs and rules, before compacting
 made=$raw/rules  # the rules a run of this script derives, before data/auto.rules holds them
-all=(real-openmpi-sm real-openmpi real-mpich-rg real-mpich real16-openmpi real16-mpich node nodes ppn1 large)
+all=(real-openmpi-sm real-openmpi real-mpich-rg real-mpich real16-openmpi real16-mpich node nodes ppn1 large
+     large-ppn12 large-ppn17)
 sections=("$@")
 ((${#sections[@]})) || sections=("${all[@]}")
 
@@ -86,7 +90,7 @@ executors="--executors dataflow,dataflow:0"
 # what its rules claim (rules).
 declare -A flavor=([real-openmpi-sm]=openmpi [real-openmpi]=openmpi [real-mpich-rg]=mpich [real-mpich]=mpich [real16-openmpi]=openmpi
                    [real16-mpich]=mpich [node]=smpi [nodes]=smpi [ppn1]=smpi
-                   [large]=smpi)
+                   [large]=smpi [large-ppn12]=smpi [large-ppn17]=smpi)
 # In simulation the library's broadcast is SMPI's default (mpi), SMPI's copies of Open MPI's
 # and MPICH's selections (smpi:ompi, smpi:mpich) and, as --reference, what MPICH runs, in
 # leancast's algorithms: SMPI's mpich runs its SMP trees on every communicator, and with one
@@ -109,7 +113,15 @@ declare -A rules=(
   [node]="--procs-cover 6-24 --tie 0.1 --library any --exclude linear --reference $mpich_flat"
   [nodes]="--procs-cover 25-181 --ppn 24-24 --tie 0.1 --library any --reference $mpich_smp"
   [ppn1]="--procs-cover 8-91 --ppn 1 --tie 0.1 --library any --reference $mpich_flat"
+  [large-ppn12]="--procs-cover 182-724 --ppn 12-12 --tie 0.1 --tie-break 0.05 --library any"
+  [large-ppn17]="--procs-cover 182-724 --ppn 17-17 --tie 0.1 --tie-break 0.05 --library any"
 )
+# The other layouts beyond 181 ranks: the large section's winners at 24 a node against the
+# library's broadcasts, MPICH's ring among them (it beat two-tree at 16 MiB with 12 and 17 a
+# node), measured at 182 too: there the node-aware two-tree was 1.24x two-tree:16K at 1 MiB
+# with 12 a node, which at 256 ranks it tied (smpi.auto_table); ties as the large section's.
+layouts="two-tree:16K,two-tree,node-aware:two-tree:16K/two-tree:16K,smpi:ompi"
+layouts+=",smpi:scatter_LR_allgather,smpi:scatter_rdb_allgather"
 measure() {
   case $1 in
     # Open MPI as it runs by default where cross-memory attach is allowed: vader's single
@@ -131,6 +143,8 @@ measure() {
                  --sizes "$sim_sizes" --iterations 3 $executors) ;;
     ppn1) args=(--sim hornet --ranks-per-node 1 --procs 16,64 --candidates "$flat,$library"
                 --sizes "$sim_sizes" --iterations 3 $executors) ;;
+    large-ppn*) args=(--sim hornet --ranks-per-node "${1#large-ppn}" --procs 182,256,362,512
+                      --sizes 64K,256K,1M,4M,16M --methods sync --candidates "$layouts") ;;
     real16-*) echo "$1 is measured on the 16-core machine (../shared/device/README.md," \
                   "campaign1); 'rules' derives it from evidence/real-16core.jsonl.gz" >&2; exit 2 ;;
     *) echo "unknown section $1" >&2; exit 2 ;;

@@ -18,7 +18,8 @@ under different rules (at 363 only 2 KiB, the one rule there that P = 182's do n
 with MPICH's own ring among the library's (SMPI's
 scatter_LR_allgather, what MPICH runs from 12 KiB at these counts, which are not powers of
 two; below, MPICH's binomial tree is what smpi:mpich runs, to the nanosecond, so it is not
-simulated twice, and MPICH runs scatter + recursive doubling only at powers of two).
+simulated twice, and MPICH runs scatter + recursive doubling only at powers of two). The
+sections of 12 and 17 ranks a node are replayed at P = 182 with 12 a node.
 
 Usage: table_test.py LEANCAST_SIM AUTO_RULES
 """
@@ -54,7 +55,9 @@ POINTS = [(8, 8, [4096, 150000, 2097152], *OLD),
           # P = 182's do not name; below 12 KiB MPICH runs its binomial tree, so no ring.
           # 12, 256 and 1024 KiB there took 129 s of simulation (the library's broadcasts at
           # 363 ranks most of it, whatever the size), the test 138 s on the 2-core VM
-          (363, 24, [2048], ("sync",), LIBRARY)]
+          (363, 24, [2048], ("sync",), LIBRARY),
+          # 12 ranks a node (large-ppn12): the node-aware two-tree, then two-tree:16K
+          (182, 12, [262144, 1048576], *LARGE)]
 RULE = re.compile(r"^procs=(\S+) ppn=(\S+)(?: library=(\S+))? (\S+)\s+: (\S+)\s+# (.*)$")
 
 
