@@ -42,6 +42,16 @@ def predicted_choice(predictor, procs, size):
                        f"{kind} {best}, validation error {percent(error)}")
 
 
+def cell_choice(predictor, measured, count, procs, size, decided):
+    """(winner, evidence) at one cell of the grid: where it was measured, `decided(size)` of
+    its count's measurements, the evidence saying so; else the prediction (None where
+    nothing could be fitted)."""
+    if (procs, size) in measured and count is not None:
+        winner, text = decided(size)
+        return winner, text.replace(": ", ": measured, ", 1)
+    return predicted_choice(predictor, procs, size)
+
+
 def grid_bounds(options):
     """The grid's process counts and the range each claims (the ends: --procs-cover)."""
     procs_list = list(options.procs)
@@ -60,18 +70,16 @@ def predicted_library_decisions(options, counts, runs, predictor, order, evidenc
     no_messages = lambda *args: None  # the library's algorithms: ties go to the order listed
     out = []
     for procs, bound in zip(procs_list, bounds):
-        chosen = {}
-        for size in options.sizes:
-            if (procs, size) in measured and procs in counts:
-                count = counts[procs]
-                d = decide(count, size, methods_of(count, options.saved_methods), options,
-                           order, no_messages)
-                text = evidence_of(size, d).replace(": ", ": measured, ", 1)
-                chosen[size] = Chosen(d.winner if d else REFERENCE, text)
-            else:
-                choice = predicted_choice(predictor, procs, size)
-                chosen[size] = Chosen(*choice) if choice else None
-        out.append((procs, bound, chosen))
+        count = counts.get(procs)
+
+        def decided(size):
+            d = decide(count, size, methods_of(count, options.saved_methods), options, order,
+                       no_messages)
+            return (d.winner if d else REFERENCE), evidence_of(size, d)
+
+        choices = {s: cell_choice(predictor, measured, count, procs, s, decided)
+                   for s in options.sizes}
+        out.append((procs, bound, {s: c and Chosen(*c) for s, c in choices.items()}))
     return out, list(options.sizes)
 
 
@@ -97,15 +105,14 @@ def predicted_body(options, counts, runs, predictor, extra, order, messages):
         one_node = nodes == 1 and procs_text != "*"
         ppn_text = options.ppn or (procs_text if one_node else str(ppn))
         count = counts.get(procs)
-        chosen = []  # per size: (winner, evidence) or None
-        for size in sizes:
-            if (procs, size) in measured and count is not None:
-                methods = methods_of(count, extra.get("methods") or options.methods)
-                d = decide(count, size, methods, options, order, messages)
-                text = evidence(size, d, count).replace(": ", ": measured, ", 1)
-                chosen.append((d.winner, text))
-            else:
-                chosen.append(predicted_choice(predictor, procs, size))
+
+        def decided(size):
+            d = decide(count, size, methods_of(count, extra.get("methods") or options.methods),
+                       options, order, messages)
+            return d.winner, evidence(size, d, count)
+
+        # per size: (winner, evidence) or None
+        chosen = [cell_choice(predictor, measured, count, procs, s, decided) for s in sizes]
         told = sum(1 for s in sizes if (procs, s) in measured)
         lines.append(f"# P={procs}, {nodes} node(s) of up to {ppn} ranks; {told} of "
                      f"{len(sizes)} sizes measured, the rest predicted")

@@ -44,7 +44,8 @@ LIBRARY_EPILOG = """\
   FILE, with MPIR_CVAR_BCAST_DEVICE_COLLECTIVE=0 as measured): the library's own tree (read
   from libmpich, or --mpich-base) with the broadcast part replaced, where the default keeps
   the library's own branch. --predict --budget-cells N: some cells measured, the rest
-  predicted, each algorithm from the leancast schedule most like it. Default candidates: Open MPI """ + ", ".join(
+  predicted, each algorithm from the leancast schedule most like it. Default candidates:
+  Open MPI """ + ", ".join(
     LIBRARY_DEFAULTS["openmpi"]) + "; MPICH " + ", ".join(LIBRARY_DEFAULTS["mpich"]) + "."
 
 

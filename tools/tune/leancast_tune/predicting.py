@@ -20,9 +20,9 @@ alpha-beta one of a tree: 1, ceil(log2 P), bytes, bytes ceil(log2 P), and what a
 but the root receive, (P - 1) bytes in P - 1 messages. A library algorithm
 (--library-algorithms) has the features of its leancast analogue (library.py), else this
 basis too. Coefficients are fitted per candidate and timing method, non-negative,
-minimising the relative error (times span four decades over the sizes). A candidate measured at fewer cells than it has features
-keeps the first ones (bytes, rounds, one, ...), so a fit never has more unknowns than
-measurements."""
+minimising the relative error (times span four decades over the sizes). A candidate
+measured at fewer cells than it has features keeps the first ones (bytes, rounds, one,
+...), so a fit never has more unknowns than measurements."""
 import math
 
 from .common import REFERENCE, is_reference
