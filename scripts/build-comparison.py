@@ -5,8 +5,9 @@ launch of the same round) of old time / new time; a cell whose median is below 0
 slower. Times: leancast-bench's seconds per broadcast
 (blocking), leancast-overlap-bench's MPI_Ibcast-to-MPI_Wait latency without computing
 (nonblocking), leancast-call-path-bench's ns per whole call.
-Usage: build-comparison.py RUNS.jsonl[.gz]... [--compact OUT.jsonl.gz]
-(one table per comparison: per file, or per label of a compacted file)"""
+Usage: build-comparison.py RUNS.jsonl[.gz]... [--compact OUT.jsonl.gz] [--contender NAME]
+(one table per comparison: per file, or per label of a compacted file; --contender: one
+table of NAME's blocking cells, a row per comparison and library)"""
 import argparse
 import collections
 import gzip
@@ -35,7 +36,8 @@ def compact(line):
         return line
     run = line["run"]
     revision = run.get("environment", {}).get("git_revision") or run.get("revision")
-    return {key: line[key] for key in ("side", "library", "tool", "round")} | {
+    kept = ("comparison", "side", "library", "tool", "round")
+    return {key: line[key] for key in kept if key in line} | {
         "revision": revision, "times": times(line["tool"], run)}
 
 
@@ -85,11 +87,27 @@ def print_table(lines):
     print(f"\n{len(rows) - slower} of {len(rows)} cells at least {SLOWER_BELOW}.")
 
 
+def print_contender(comparisons, contender):
+    """One contender's blocking cells across comparisons (launch contexts)."""
+    rows = {label: table(lines) for label, lines in comparisons.items()}
+    sizes = sorted({cell[3] for found in rows.values() for cell in found})
+    print(f"`{contender}`, blocking: old time / new time per comparison; *: below {SLOWER_BELOW}.\n")
+    print("| comparison | library | " + " | ".join(f"{s} B" for s in sizes) + " |")
+    print("|---|---|" + "---:|" * len(sizes))
+    for label, found in rows.items():
+        for library in sorted({cell[0] for cell in found}):
+            ratios = [found.get((library, "leancast-bench", contender, size)) for size in sizes]
+            cells = ["" if r is None else f"{r:.2f}{'*' if r < SLOWER_BELOW else ''}"
+                     for r in ratios]
+            print(f"| {label} | {library} | " + " | ".join(cells) + " |")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("runs", nargs="+", help="each a comparison's runs (JSON Lines)")
     parser.add_argument("--compact", metavar="OUT",
                         help="write the comparisons' compact lines here, each its own label")
+    parser.add_argument("--contender", help="only this contender's blocking cells, one table")
     args = parser.parse_args()
     comparisons = collections.defaultdict(list)
     for path in args.runs:
@@ -102,6 +120,9 @@ def main():
                 for line in lines:
                     line = line | {"comparison": line.get("comparison") or ",".join(old)}
                     f.write(json.dumps(line, separators=(",", ":")) + "\n")
+    if args.contender:
+        print_contender(comparisons, args.contender)
+        return
     for index, lines in enumerate(comparisons.values()):
         if index:
             print()

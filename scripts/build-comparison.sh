@@ -7,6 +7,9 @@
 # the same repetition of the new launch of its round and prints the median of those ratios
 # per cell (old time / new time: below 1, the new build is slower).
 # Usage: scripts/build-comparison.sh OLD_REVISION [ROUNDS] [OUT.jsonl]   (an idle machine)
+# A rerun of some cells in another launch context: LIBRARIES (openmpi mpich), TOOLS (all
+# three), ALGORITHMS (leancast-bench's: auto,binomial,shm,mpi), SIZES (64,1K,64K,1M,16M), and
+# LABEL, which names the comparison in the JSON Lines (build-comparison.py: one table each).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 old=$(git -C "$LEANCAST_ROOT" rev-parse --short "${1:?usage: $0 OLD_REVISION [ROUNDS] [OUT]}")
@@ -16,19 +19,22 @@ new=$(git -C "$LEANCAST_ROOT" rev-parse --short HEAD)
 git -C "$LEANCAST_ROOT" diff --quiet HEAD || new="$new+changes"
 tree="$LEANCAST_ROOT/build/compare-$old"  # the old revision's sources and builds
 [[ -d $tree/src ]] || git -C "$LEANCAST_ROOT" worktree add --detach "$tree" "$old" > /dev/null
-tools=(leancast-bench leancast-overlap-bench leancast-call-path-bench)
-sizes=64,1K,64K,1M,16M
+read -r -a libraries <<< "${LIBRARIES:-openmpi mpich}"
+read -r -a tools <<< "${TOOLS:-leancast-bench leancast-overlap-bench leancast-call-path-bench}"
+algorithms=${ALGORITHMS:-auto,binomial,shm,mpi}
+sizes=${SIZES:-64,1K,64K,1M,16M}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 : > "$out"
 # record SIDE LIBRARY TOOL ROUND FILE: the launch's JSON as one line.
 record() {
   python3 -c 'import json, sys
-side, library, tool, rnd, path = sys.argv[1:]
+side, library, tool, rnd, path, label = sys.argv[1:]
 print(json.dumps({"side": side, "library": library, "tool": tool, "round": int(rnd),
-                  "run": json.load(open(path))}, separators=(",", ":")))' "$@" >> "$out"
+                  "run": json.load(open(path))} | ({"comparison": label} if label else {}),
+                 separators=(",", ":")))' "$@" "${LABEL:-}" >> "$out"
 }
-for flavor in openmpi mpich; do
+for flavor in "${libraries[@]}"; do
   cmake -S "$tree" -B "$tree/build-$flavor" -DLEANCAST_MPI="$flavor" -DLEANCAST_BUILD_TESTS=OFF \
     -DLEANCAST_CALL_COST_BENCHES=ON > /dev/null
   cmake --build "$tree/build-$flavor" -j "$JOBS" --target "${tools[@]}" > /dev/null
@@ -40,16 +46,18 @@ for flavor in openmpi mpich; do
       dir=$LEANCAST_ROOT/build/$flavor
       [[ $side == old ]] && dir=$tree/build-$flavor
       echo "+ $flavor round $round, $side build"
-      timeout 600 "${launch[@]}" "$dir/leancast-bench" --algorithms auto,binomial,shm,mpi \
-        --baseline mpi --sizes "$sizes" --iterations 50 --small-iterations 20000 --reps 5 --quiet --no-memory-bound \
-        --json "$tmp/bench.json" > /dev/null
-      record "$side" "$flavor" leancast-bench "$round" "$tmp/bench.json"
-      timeout 600 "${launch[@]}" "$dir/leancast-overlap-bench" --algorithms mpi,auto,binomial \
-        --sizes "$sizes" --reps 5 --max-iterations 2000 --json "$tmp/overlap.json" > /dev/null
-      record "$side" "$flavor" leancast-overlap-bench "$round" "$tmp/overlap.json"
-      timeout 600 "${launch[@]}" "$dir/leancast-call-path-bench" --no-steps --sizes 64,1K \
-        --json "$tmp/calls.json" > /dev/null
-      record "$side" "$flavor" leancast-call-path-bench "$round" "$tmp/calls.json"
+      for tool in "${tools[@]}"; do
+        case $tool in
+          leancast-bench)
+            args=(--algorithms "$algorithms" --baseline mpi --sizes "$sizes" --iterations 50
+              --small-iterations 20000 --reps 5 --quiet --no-memory-bound) ;;
+          leancast-overlap-bench)
+            args=(--algorithms mpi,auto,binomial --sizes "$sizes" --reps 5 --max-iterations 2000) ;;
+          *) args=(--no-steps --sizes 64,1K) ;;
+        esac
+        timeout 600 "${launch[@]}" "$dir/$tool" "${args[@]}" --json "$tmp/run.json" > /dev/null
+        record "$side" "$flavor" "$tool" "$round" "$tmp/run.json"
+      done
     done
   done
 done
