@@ -28,8 +28,8 @@
 #   large         hornet, 24 ranks per node, P = 256-4096 (scripts/large-scale-tune.py, --method
 #                 sync, the registry's candidates; docs/benchmarks.md#beyond-181-ranks)   (P = 182-5793, ppn 24)
 #   large-ppn12, large-ppn17  hornet, 12 and 17 ranks a node, P = 182-512, 64 KiB-16 MiB
-#                 every 4x, --method sync (every cell: --predict's rules from 5 of them lost
-#                 to MPICH's ring at 4 MiB, docs/auto.md)   (P = 182-724, ppn 12 and 17)
+#                 every 4x, --method sync, --predict with 8 of the 20 cells measured
+#                 (docs/auto.md#a-machine-too-large-to-measure)   (P = 182-724, ppn 12 and 17)
 # Simulated sections measure every leancast candidate under three executors (leancast's
 # default dataflow:1, unbounded dataflow and dataflow:0, docs/algorithms.md#executors), so
 # that a rule names the one that won (NAME@EXECUTOR); they demand a 10 % lead (--tie 0.1):
@@ -103,6 +103,8 @@ mpich_smp="$mpich_flat,node-aware:binomial/binomial,node-aware:scatter-doubling/
 mpich_smp+=",node-aware:scatter-ring/scatter-ring"
 # Across nodes the rules claim the 24 ranks a node simulated, no more: at 12 and 17 a node
 # MPICH's ring beat auto's choice at 16 MiB (docs/auto.md).
+# The layouts beyond 181 ranks other than 24 a node: --predict's grid (--budget-cells 8).
+large_grid="--predict --procs 182,256,362,512 --sizes 64K,256K,1M,4M,16M"
 declare -A rules=(
   [real-openmpi-sm]="--procs-cover 2-2 --tie 0.15"
   [real-openmpi]="--procs-cover 2-2 --tie 0.15"
@@ -113,8 +115,8 @@ declare -A rules=(
   [node]="--procs-cover 6-24 --tie 0.1 --library any --exclude linear --reference $mpich_flat"
   [nodes]="--procs-cover 25-181 --ppn 24-24 --tie 0.1 --library any --reference $mpich_smp"
   [ppn1]="--procs-cover 8-91 --ppn 1 --tie 0.1 --library any --reference $mpich_flat"
-  [large-ppn12]="--procs-cover 182-724 --ppn 12-12 --tie 0.1 --tie-break 0.05 --library any"
-  [large-ppn17]="--procs-cover 182-724 --ppn 17-17 --tie 0.1 --tie-break 0.05 --library any"
+  [large-ppn12]="$large_grid --procs-cover 182-724 --ppn 12-12 --tie 0.1 --tie-break 0.05 --library any"
+  [large-ppn17]="$large_grid --procs-cover 182-724 --ppn 17-17 --tie 0.1 --tie-break 0.05 --library any"
 )
 # The other layouts beyond 181 ranks: the large section's winners at 24 a node against the
 # library's broadcasts, MPICH's ring among them (it beat two-tree at 16 MiB with 12 and 17 a
@@ -143,8 +145,8 @@ measure() {
                  --sizes "$sim_sizes" --iterations 3 $executors) ;;
     ppn1) args=(--sim hornet --ranks-per-node 1 --procs 16,64 --candidates "$flat,$library"
                 --sizes "$sim_sizes" --iterations 3 $executors) ;;
-    large-ppn*) args=(--sim hornet --ranks-per-node "${1#large-ppn}" --procs 182,256,362,512
-                      --sizes 64K,256K,1M,4M,16M --methods sync --candidates "$layouts") ;;
+    large-ppn*) args=(--sim hornet --ranks-per-node "${1#large-ppn}" --budget-cells 8
+                      --methods sync --candidates "$layouts") ;;
     real16-*) echo "$1 is measured on the 16-core machine (../shared/device/README.md," \
                   "campaign1); 'rules' derives it from evidence/real-16core.jsonl.gz" >&2; exit 2 ;;
     *) echo "unknown section $1" >&2; exit 2 ;;

@@ -91,7 +91,8 @@ def print_contender(comparisons, contender):
     """One contender's blocking cells across comparisons (launch contexts)."""
     rows = {label: table(lines) for label, lines in comparisons.items()}
     sizes = sorted({cell[3] for found in rows.values() for cell in found})
-    print(f"`{contender}`, blocking: old time / new time per comparison; *: below {SLOWER_BELOW}.\n")
+    print(f"`{contender}`, blocking: old time / new time per comparison; "
+          f"*: below {SLOWER_BELOW}.\n")
     print("| comparison | library | " + " | ".join(f"{s} B" for s in sizes) + " |")
     print("|---|---|" + "---:|" * len(sizes))
     for label, found in rows.items():

@@ -5,8 +5,8 @@ then, once it has written its rules, the exhaustive measurement of every cell (l
 --launcher, the same candidates, iterations and repetitions), so that the budgeted tuner
 never had the exhaustive grid to read: it did not exist yet, and no command of the budgeted
 run names it (tests/tune/test_separation.py). Per cell, the budgeted rules' choice is timed
-by the exhaustive measurement: its ratio to the fastest candidate there (mpi included) and
-to the library's broadcast (the fastest reference), under the worse method. From the
+by the exhaustive measurement: its ratio to the fastest candidate there and to the library's
+broadcast (the fastest reference, which an mpi rule runs), under the worse method. From the
 repository root:
 
   python3 scripts/site-tuning-eval.py --launcher 'mpirun --oversubscribe -n {procs}' \\
@@ -141,15 +141,16 @@ def compare(path):
         algorithm, kind, unguarded = choice(rules, procs, size)
         if any(a not in t for a in (algorithm, unguarded or algorithm) for t in methods.values()):
             sys.exit(f"site-tuning-eval: {algorithm} not measured at P={procs} {size}")
-        to_best = min(min(t.values()) / t[algorithm] for t in methods.values())
+        # The library's broadcast: the fastest reference (mpi; in SMPI also its copies of the
+        # libraries' algorithms, a library configured to its best), what a rule's lead was
+        # taken over and what an mpi rule runs.
+        def time(t, name):
+            return min(v for a, v in t.items() if is_reference(a)) if name == "mpi" else t[name]
+        to_best = min(min(t.values()) / time(t, algorithm) for t in methods.values())
         # Where the guard said mpi: how the predicted winner itself would have done.
-        unguarded_to_best = min(min(t.values()) / t[unguarded or algorithm]
+        unguarded_to_best = min(min(t.values()) / time(t, unguarded or algorithm)
                                 for t in methods.values())
-        # To the library's broadcast: the fastest reference (mpi; in SMPI also its copies of
-        # the libraries' algorithms) where the rule left it, 1 where it deferred to it.
-        to_library = 1.0 if algorithm == "mpi" else min(
-            min(v for a, v in t.items() if is_reference(a)) / t[algorithm]
-            for t in methods.values())
+        to_library = min(time(t, "mpi") / time(t, algorithm) for t in methods.values())
         cells.append({"procs": procs, "bytes": size, "chosen": algorithm, "rule": kind,
                       "measured": (procs, size) in measured, "to_best": round(to_best, 4),
                       "to_library": round(to_library, 4),

@@ -2,7 +2,7 @@
 rules (exporting_predicted.py), on synthetic measurements from a known cost model: the seed
 set, the least certain cell measured next, the budget, the stop once the predictions are
 certain, the rules' evidence (measured or predicted) and the fallback to mpi where the
-validation error is not smaller than the predicted lead.
+validation error is not smaller than the predicted lead, each candidate by its own error.
 
 Usage: test_choosing.py
 """
@@ -81,7 +81,7 @@ class NextCell(unittest.TestCase):
             def predict(self, procs, size):
                 return predicting.Prediction({"paper": {"mpi": 1.0, "latency": 0.5}}, 0.001)
 
-            def error_at(self, procs, size):
+            def error_at(self, procs, size, algorithm=None):
                 return 0.3 if (procs, size) == (4, M) else 0.1
         self.assertEqual(choosing.next_cell(Flat(), [(2, K), (4, M), (8, K)]), (4, M))
 
@@ -141,6 +141,57 @@ class Rules(unittest.TestCase):
         self.assertRegex(text, r"predicted \S+ lead [\d.]+% over mpi, margin [\d.]+% to the "
                                r"next, validation error [\d.]+%$")
 
+
+    def test_each_candidate_is_trusted_as_far_as_its_own_predictions_held(self):
+        class Known:  # latency leads by 100 %, bandwidth by 60 %; each with its own error
+            tie = 0.1
+
+            def __init__(self, errors):
+                self.errors = errors
+
+            def predict(self, procs, size):
+                return predicting.Prediction(
+                    {"paper": {"mpi": 2.0, "latency": 1.0, "bandwidth": 1.25}}, self.tie)
+
+            def error_at(self, procs, size, algorithm=None):
+                return self.errors.get(algorithm, 0.0)
+        # latency's predictions overstated its lead 3x at the measured cells: its lower bound,
+        # 2 / 3, is below bandwidth's, 1.6 / 1.05, which clears the 10 % margin.
+        winner, text = exporting_predicted.predicted_choice(
+            Known({"latency": 2.0, "bandwidth": 0.05}), 4, K)
+        self.assertEqual(winner, "bandwidth")
+        self.assertIn("bandwidth lead 60.0% over mpi, margin -20.0% to the next", text)
+        self.assertIn("(latency: lead 100.0%, error 200.0%)", text)
+        # Both bounds below 1.1: mpi, though both lead beyond the margin as predicted.
+        winner, text = exporting_predicted.predicted_choice(
+            Known({"latency": 0.9, "bandwidth": 0.5}), 4, K)
+        self.assertEqual(winner, "mpi")
+        self.assertIn("latency lead 100.0% over mpi", text)
+        self.assertIn("validation error 90.0%: within it, so mpi", text)
+        # No error: the first-ranked, as without validation.
+        self.assertEqual(exporting_predicted.predicted_choice(Known({}), 4, K)[0], "latency")
+
+    def test_validation_keeps_every_candidates_error(self):
+        s = session(noisy=True)
+        s.take(choosing.seed_cells(PROCS, SIZES, 5))
+        predictor = s.predictor()
+        self.assertEqual(set(predictor.candidate_errors), set(predictor.errors))
+        counted = 0
+        for cell, errors in predictor.candidate_errors.items():
+            self.assertIn(predictor.errors[cell], errors.values())  # the first-ranked's
+            # Each other one where the others' fit predicted it to lead beyond the tie.
+            rest = {c: v for c, v in predictor.measured.items() if c != cell}
+            guess = predictor.predict(*cell, fits=predictor.fit(rest))
+            first = max(guess.lead, key=lambda a: (guess.lead[a], a))
+            self.assertEqual(set(errors), {first} | {a for a, lead in guess.lead.items()
+                                                     if lead > 1 + predictor.tie})
+            counted += len(errors)
+        self.assertGreater(counted, len(predictor.errors))  # not the first-ranked's alone
+        for cell in s.grid:
+            for algorithm in ("latency", "bandwidth"):
+                self.assertGreaterEqual(predictor.error_at(*cell, algorithm),
+                                        predictor.error_at(*cell))
+        self.assertEqual(predictor.error_at(4, K, "never-led"), predictor.error_at(4, K))
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

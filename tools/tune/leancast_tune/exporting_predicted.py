@@ -2,9 +2,10 @@
 the grid, measured or not; each size's evidence says whether it was measured (deciding.py
 decided it, as without --predict) or predicted (predicting.py), and for a prediction its
 lead over the library's broadcast, its margin to the runner-up and the validation error
-(Predictor.error_at). A predicted leancast winner whose lead over the library is not
-larger than that error becomes mpi: a prediction is trusted only as far as the predictions
-of its kind (interpolated or extrapolated) held at the measured cells. With
+(Predictor.error_at). Each candidate's predicted lead is divided by 1 + its error, and the
+rule is the candidate whose lead so reduced is largest where it still clears the tie margin,
+else mpi: a prediction is trusted only as far as the predictions of its kind (interpolated
+or extrapolated, of that candidate) held at the measured cells. With
 --library-algorithms the same choice per size feeds the library's file
 (predicted_library_decisions), a forced algorithm in place of a leancast one."""
 import math
@@ -21,23 +22,40 @@ def percent(x):
 
 
 def predicted_choice(predictor, procs, size):
-    """(winner, evidence) of an unmeasured cell; None where nothing could be fitted."""
+    """(winner, evidence) of an unmeasured cell; None where nothing could be fitted. Each
+    leancast candidate's predicted lead is taken at its lower bound, divided by 1 + its
+    validation error (Predictor.error_at): the rule is the candidate whose bound is largest,
+    where that bound still clears the tie margin a measured winner must clear; else mpi."""
     prediction = predictor.predict(procs, size)
     if not any(prediction.times.values()):
         return None
-    error = predictor.error_at(procs, size)
-    best = max(prediction.lead, key=lambda a: (prediction.lead[a], a), default=None)
+    tie = predictor.tie
+    bounds = {a: (lead / (1 + predictor.error_at(procs, size, a)), lead)
+              for a, lead in prediction.lead.items() if lead > 1 + tie}
+    cleared = [a for a, (bound, _) in bounds.items() if bound > 1 + tie]
     head = f"{size_text(size)}: predicted"
+    if cleared:
+        winner = max(cleared, key=lambda a: (bounds[a][0], a))
+        lead = bounds[winner][1]
+        margin = lead / max([l for a, l in prediction.lead.items() if a != winner] + [1.0]) - 1
+        text = (f"{head} {winner} lead {percent(lead - 1)} over mpi, margin {percent(margin)} "
+                f"to the next, validation error "
+                f"{percent(predictor.error_at(procs, size, winner))}")
+        if winner != prediction.winner:
+            text += (f" ({prediction.winner}: lead {percent(prediction.over_reference)}, "
+                     f"error {percent(predictor.error_at(procs, size, prediction.winner))})")
+        return winner, text
     if prediction.winner != REFERENCE:
-        lead = prediction.over_reference
-        text = (f"{head} {prediction.winner} lead {percent(lead)} over mpi, margin "
-                f"{percent(prediction.margin)} to the next, validation error {percent(error)}")
-        if error >= lead:
-            return REFERENCE, text + ": within it, so mpi"
-        return prediction.winner, text
+        winner, lead = prediction.winner, prediction.over_reference
+        error = predictor.error_at(procs, size, winner)
+        return REFERENCE, (f"{head} {winner} lead {percent(lead)} over mpi, margin "
+                           f"{percent(prediction.margin)} to the next, validation error "
+                           f"{percent(error)}: within it, so mpi")
+    best = max(prediction.lead, key=lambda a: (prediction.lead[a], a), default=None)
     if best is None:
         return REFERENCE, f"{head} mpi (no leancast candidate fitted)"
     kind = "candidate" if is_library(best) else "leancast"
+    error = predictor.error_at(procs, size)
     return REFERENCE, (f"{head} mpi, margin {percent(prediction.margin)} over the best "
                        f"{kind} {best}, validation error {percent(error)}")
 
@@ -152,9 +170,10 @@ def predicted_header(options, predictor, extra):
         "predicted",
         f"# from the others (leave-one-out), the error in the speedups there: median "
         f"{percent(median)}, worst {percent(errors[-1] if errors else math.inf)}.",
-        "# A predicted winner needs a lead over mpi beyond the worst error of the measured cells "
+        "# A predicted lead over mpi counts divided by 1 + the worst error of the measured cells "
         "that",
         "# were interpolated from the others, as it is (outside the measured cells' hull: of the "
         "3",
-        "# nearest it); otherwise the rule says mpi.",
+        "# nearest it), the candidate's own where it was predicted to win there; the rule is the",
+        "# candidate whose lead so reduced is largest and still beyond the tie margin, else mpi.",
     ]

@@ -185,8 +185,12 @@ class Predictor:
         lead costs a missed win, not a loss (at P = 7, 1 KiB on 2 busy cores shm measured
         275x mpi where the others predicted 3.3x: 99 % both ways, 0 here). Returns
         {(procs, bytes): error}; a cell alone has none. Also notes which cells lie within
-        the others' hull (inside): their prediction was an interpolation."""
-        self.errors, self.inside = {}, set()
+        the others' hull (inside): their prediction was an interpolation, and the same error
+        of every leancast candidate predicted to lead there by more than the tie margin
+        (candidate_errors, {cell: {algorithm: error}}; a candidate predicted to lose made no
+        rule, so its error there says nothing of its rules), which error_at gives where a
+        rule names that candidate."""
+        self.errors, self.inside, self.candidate_errors = {}, set(), {}
         if len(self.measured) < 2:
             return self.errors
         for cell, cells in self.measured.items():
@@ -196,31 +200,44 @@ class Predictor:
             guess = self.predict(*cell, fits=self.fit(rest))
             truth = Prediction(cells, self.tie)
             first = max(guess.lead, key=lambda a: (guess.lead[a], a), default=None)
-            worst = 0.0
-            for method in self.methods if first else []:
-                s_true, s_guess = truth.speedup(method, first), guess.speedup(method, first)
-                if s_true and s_guess:
-                    worst = max(worst, s_guess / s_true - 1)
-            self.errors[cell] = worst
+            overstated = {}
+            for algorithm, lead in guess.lead.items():
+                if lead <= 1 + self.tie and algorithm != first:
+                    continue  # predicted to lose here: no rule of its would have come of it
+                worst = 0.0
+                for method in self.methods:
+                    s_true = truth.speedup(method, algorithm)
+                    s_guess = guess.speedup(method, algorithm)
+                    if s_true and s_guess:
+                        worst = max(worst, s_guess / s_true - 1)
+                overstated[algorithm] = worst
+            self.candidate_errors[cell] = overstated
+            self.errors[cell] = overstated.get(first, 0.0)
         return self.errors
 
-    def error_at(self, procs, size, near=3):
+    def error_at(self, procs, size, algorithm=None, near=3):
         """How far a prediction at (procs, bytes) may overstate a lead; inf with no
-        validation. Within the measured cells' hull a prediction is an interpolation: the
-        worst leave-one-out error of the cells whose own prediction was one (inside the
-        others' hull), wherever they are, since a few measured cells say little of how
-        errors vary across the grid (docs/auto.md). A corner left out is extrapolated from
+        validation. Of `algorithm`'s lead: at each cell counted the larger of its own error
+        (where it was predicted to win) and the first-ranked candidate's. Within the measured
+        cells' hull a prediction is an interpolation: the worst leave-one-out error of the
+        cells whose own prediction was one (inside the others' hull), wherever they are,
+        since a few measured cells say little of how errors vary across the grid
+        (docs/auto.md). A corner left out is extrapolated from
         the rest, which no cell inside the corners is. Outside the hull, or with no
         interpolated cell, the largest error of the `near` measured cells closest to it (a
         doubling of procs or a 4x of bytes is one step)."""
         if not self.errors:
             return math.inf
         if self.inside and within((procs, size), self.errors):
-            return max(self.errors[c] for c in self.inside)
-        def distance(cell):
-            return math.hypot(math.log2(cell[0] / procs), math.log2(cell[1] / size) / 2)
-        closest = sorted(self.errors, key=distance)[:near]
-        return max(self.errors[c] for c in closest)
+            cells = self.inside
+        else:
+            def distance(cell):
+                return math.hypot(math.log2(cell[0] / procs), math.log2(cell[1] / size) / 2)
+            cells = sorted(self.errors, key=distance)[:near]
+        if algorithm is None:
+            return max(self.errors[c] for c in cells)
+        return max(max(self.errors[c], self.candidate_errors[c].get(algorithm, 0.0))
+                   for c in cells)
 
 
 def within(cell, cells):
