@@ -129,8 +129,8 @@ std::vector<std::string> split(std::string_view list) {  // "a, b, c"
 
 // Every rule carries its evidence: it stands in a section that leancast-tune wrote (its
 // header says real MPI, with the machine and the library, or a simulated platform), and its
-// comment gives the measured speedups over the library's broadcast at the sizes it covers,
-// back-to-back (paper) and with a barrier before each broadcast (osu).
+// comment gives, at each size it covers, the measured speedups over the library's broadcast,
+// back-to-back (paper) and with a barrier before each broadcast (osu), or the prediction.
 TEST(AutoTable, EveryRuleCarriesItsEvidence) {
   std::string_view text = automatic_table();
   std::string section;               // the current section's header lines
@@ -179,12 +179,24 @@ TEST(AutoTable, EveryRuleCarriesItsEvidence) {
     }
     const std::size_t comment = line.find('#');
     ASSERT_NE(comment, std::string::npos) << "a rule without its evidence";
-    // Speedups over the library's broadcast under every timing method the section measured
-    // ("(paper 1.2x, osu 1.3x ..." for paper and osu; the large section measured sync only).
+    // Per size ("SIZE: ... | SIZE: ..."): speedups over the library's broadcast under every
+    // timing method the section measured ("(paper 1.2x, osu 1.3x ..." for paper and osu; the
+    // large sections measured sync only), or, in a --predict section, a prediction with its
+    // validation error.
     ASSERT_FALSE(methods.empty()) << "a section without its methods line";
-    for (std::size_t i = 0; i < methods.size(); ++i) {
-      EXPECT_NE(line.find((i == 0 ? "(" : "") + methods[i] + " ", comment), std::string::npos)
-          << methods[i];
+    const std::string evidence = line.substr(comment + 1);
+    for (std::size_t at = 0; at <= evidence.size();) {
+      const std::size_t bar = std::min(evidence.find(" | ", at), evidence.size());
+      const std::string part = evidence.substr(at, bar - at);
+      at = bar + 3;
+      if (part.find(": predicted ") != std::string::npos) {
+        EXPECT_NE(part.find("validation error "), std::string::npos) << part;
+        continue;
+      }
+      for (std::size_t i = 0; i < methods.size(); ++i) {
+        EXPECT_NE(part.find((i == 0 ? "(" : "") + methods[i] + " "), std::string::npos)
+            << methods[i] << " in " << part;
+      }
     }
   }
 }
