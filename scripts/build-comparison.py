@@ -98,6 +98,8 @@ def print_contender(comparisons, contender):
     for label, found in rows.items():
         for library in sorted({cell[0] for cell in found}):
             ratios = [found.get((library, "leancast-bench", contender, size)) for size in sizes]
+            if all(r is None for r in ratios):
+                continue
             cells = ["" if r is None else f"{r:.2f}{'*' if r < SLOWER_BELOW else ''}"
                      for r in ratios]
             print(f"| {label} | {library} | " + " | ".join(cells) + " |")
