@@ -16,7 +16,11 @@ repository root:
   python3 scripts/site-tuning-eval.py --markdown evidence/site-tuning-local.jsonl.gz
 
 The evidence holds both tunings (tools/tune/leancast_tune/evidence.py) and the budgeted
-rules as written; --table recomputes the comparison from it alone.
+rules as written; --table recomputes the comparison from it alone. Of a simulated study,
+--replay EVIDENCE --budget-cells N,... runs the budgeted session again with each budget,
+measuring a cell by reading it from the exhaustive run (a simulation repeats it, at 16 MiB
+within 10 %: other sizes in a launch shift when it starts), and prints the comparison per
+budget: how large a budget the grid needed.
 """
 import argparse
 import json
@@ -32,6 +36,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools", "tune"))
 from leancast_tune import evidence  # noqa: E402
+from leancast_tune.choosing import Session, prediction_record  # noqa: E402
+from leancast_tune.predicting import Features  # noqa: E402
 from leancast_tune.common import byte_size, is_reference, size_text  # noqa: E402
 from leancast_tune.deciding import relative_spread  # noqa: E402
 
@@ -214,12 +220,67 @@ def markdown(paths):
               f"{launches['exhaustive']}, {seconds['budgeted']:.0f} / {seconds['exhaustive']:.0f} |")
 
 
+# What the budgeted run's command measured with, which --from-json has no use for (--plan:
+# --replay's own).
+MEASURING = {"--sim": 1, "--launcher": 1, "--ranks-per-node": 1, "--budget-cells": 1,
+             "--budget-minutes": 1, "--iterations": 1, "--reps": 1, "--out": 1, "--json": 1,
+             "--plan": 1, "--quiet": 0, "--site": 0}
+
+
+def replay(path, budgets, tune, plan):
+    """--replay: per budget, the session on the exhaustive run's cells, its rules derived by
+    leancast-tune --from-json --predict with the budgeted command's options, and the
+    comparison's summary line."""
+    tunings, _ = evidence.tunings_and_bench(path)
+    by_name = {t["name"]: t for t in tunings}
+    exhaustive, budgeted = by_name["exhaustive"], by_name["budgeted"]
+    command = budgeted["command"][1:]
+    ppn = int(command[command.index("--ranks-per-node") + 1])
+    options, i = [], 0
+    while i < len(command):
+        skip = MEASURING.get(command[i])
+        options += [] if skip is not None else [command[i]]
+        i += 1 + (skip or 0)
+    grid = budgeted["predict"]["grid"]
+
+    def measure(procs, sizes):  # one run per method, as the tuner's own
+        return [dict(run, results=[r for r in run["results"] if r["bytes"] in sizes])
+                for run in exhaustive["runs"] if run["environment"]["procs"] == procs]
+    for budget in budgets:
+        session = Session(grid["procs"], grid["sizes"], budgeted["candidates"],
+                          budgeted["methods"], Features(plan), measure, budgeted["tie"], ppn)
+        session.run(budget)
+        with tempfile.TemporaryDirectory(prefix="site-tuning-replay-") as tmp:
+            saved, rules = os.path.join(tmp, "budgeted.json"), os.path.join(tmp, "budgeted.rules")
+            with open(saved, "w") as f:
+                json.dump(dict(budgeted, runs=session.runs,
+                               predict=prediction_record(session)), f)
+            done = subprocess.run([tune, "--from-json", saved, *options, "--plan", plan,
+                                   "--out", rules], capture_output=True, text=True)
+            if done.returncode != 0:
+                sys.exit(f"site-tuning-eval: --replay: {done.stderr}")
+            with open(os.path.join(tmp, "exhaustive.json"), "w") as f:
+                json.dump(exhaustive, f)
+            study = os.path.join(tmp, "study.jsonl.gz")
+            evidence.main([study, f"budgeted={saved}",
+                           f"exhaustive={os.path.join(tmp, 'exhaustive.json')}",
+                           f"{RULES_SOURCE}={rules}"])
+            p = summary(*compare(study))["predicted"]
+        print(f"{budget} cells: predicted cells {p['cells']}" + (
+            f", to the best median {p['median_to_best']:.2f} worst {p['worst_to_best']:.2f}, "
+            f"worst to the library {p['worst_to_library']:.2f}" if p["cells"] else ""))
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--table", metavar="EVIDENCE", help="only compare, from this file")
     parser.add_argument("--markdown", metavar="EVIDENCE", nargs="+",
                         help="only the summary table of these studies (docs/auto.md)")
+    parser.add_argument("--replay", metavar="EVIDENCE",
+                        help="a simulated study's session again with each --budget-cells")
+    parser.add_argument("--budget-cells", default="", help="--replay: budgets, N,M,...")
+    parser.add_argument("--plan", help="--replay: leancast-plan (default build/smpi's)")
     parser.add_argument("--launcher", default="mpirun --oversubscribe -n {procs}")
     parser.add_argument("--sim", metavar="PLATFORM", help="simulate (leancast-sim) instead")
     parser.add_argument("--ranks-per-node", type=int, help="--sim: ranks a node")
@@ -240,6 +301,11 @@ def main(argv):
         return 0
     if args.markdown:
         markdown(args.markdown)
+        return 0
+    if args.replay:
+        replay(args.replay, [int(b) for b in args.budget_cells.split(",") if b],
+               args.tune or os.path.join(ROOT, "build", "smpi", "leancast-tune"),
+               args.plan or os.path.join(ROOT, "build", "smpi", "leancast-plan"))
         return 0
     if not args.evidence:
         parser.error("--evidence is required (or --table)")

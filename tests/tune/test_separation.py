@@ -2,7 +2,8 @@
 against never reach the tuner: the evaluation runs the budgeted tuner first and names none
 of the exhaustive run's files in its command, and the tuner, run with an exhaustive file
 beside its own input, opens only what it was given (every file it opens recorded by a
-Python audit hook).
+Python audit hook). --replay, which measures from the exhaustive run, measures as many
+cells as each budget allows and predicts the rest.
 
 Usage: test_separation.py LEANCAST_PLAN
 """
@@ -91,6 +92,45 @@ class Tuner(unittest.TestCase):
         self.assertEqual(mine, {os.path.realpath(saved),
                                 os.path.realpath(os.path.join(directory, "out.rules"))})
 
+
+
+@unittest.skipIf(not PLAN, "needs leancast-plan (the build's), as its argument")
+class Replay(unittest.TestCase):
+    def test_each_budget_measures_its_cells_and_predicts_the_rest(self):
+        sys.path.insert(0, TOOLS)
+        from leancast_tune import evidence
+        directory = tempfile.mkdtemp()
+        procs, sizes, methods = (2, 3, 4), (K, 64 * K), ("paper", "osu")
+        times = {(a, s): f * s * 1e-9 + g * 1e-6 for s in sizes
+                 for a, f, g in (("mpi", 2.0, 3.0), ("binomial", 1.0, 2.0), ("linear", 3.0, 1.0))}
+        exhaustive = [bench_run(p, m, times) for p in procs for m in methods]
+        command = ["leancast-tune", "--sim", "hornet", "--ranks-per-node", "2", "--predict",
+                   "--budget-cells", "4", "--procs", "2,3,4", "--sizes", "1K,64K", "--methods",
+                   "paper,osu", "--candidates", "binomial,linear", "--plan", PLAN, "--out",
+                   "budgeted.rules", "--json", "budgeted.json"]
+        header = {"candidates": ["mpi", "binomial", "linear"], "methods": list(methods),
+                  "tie": 0.001, "predict": {"grid": {"procs": list(procs),
+                                                     "sizes": list(sizes)}}}
+        files = {"budgeted": dict(header, command=command, runs=exhaustive[:2]),
+                 "exhaustive": dict(header, command=["leancast-tune"], runs=exhaustive)}
+        for name, record in files.items():
+            with open(os.path.join(directory, f"{name}.json"), "w") as f:
+                json.dump(record, f)
+        rules = os.path.join(directory, "budgeted.rules")
+        with open(rules, "w") as f:
+            f.write("procs=* ppn=* *   : mpi   # 1K: measured\n")
+        study = os.path.join(directory, "study.jsonl.gz")
+        evidence.main([study] + [f"{n}={os.path.join(directory, n + '.json')}" for n in files]
+                      + [f"budgeted.rules={rules}"])
+        done = subprocess.run([sys.executable, EVAL, "--replay", study, "--budget-cells", "4,12",
+                               "--tune", os.path.join(TOOLS, "leancast-tune"), "--plan", PLAN],
+                              capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        lines = done.stdout.splitlines()
+        self.assertEqual(len(lines), 2, done.stdout)
+        self.assertRegex(lines[0], r"^4 cells: predicted cells 4, to the best median [\d.]+ "
+                                   r"worst [\d.]+, worst to the library [\d.]+$")
+        self.assertEqual(lines[1], "12 cells: predicted cells 0")  # 6 cells, 2 methods
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
