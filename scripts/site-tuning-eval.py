@@ -142,21 +142,23 @@ def compare(path):
                 key = (run["environment"]["procs"], result["bytes"])
                 noise[key] = max(noise.get(key, 0.0), relative_spread(result))
     measured = {tuple(c) for c in by_name["budgeted"]["predict"]["measured_order"]}
+
+    # The library's broadcast: the fastest reference (mpi; in SMPI also its copies of the
+    # libraries' algorithms, a library configured to its best), what a rule's lead was taken
+    # over and what an mpi rule runs.
+    def seconds_of(t, name):
+        return min(v for a, v in t.items() if is_reference(a)) if name == "mpi" else t[name]
     cells = []
     for (procs, size), methods in sorted(truth.items()):
         algorithm, kind, unguarded = choice(rules, procs, size)
         if any(a not in t for a in (algorithm, unguarded or algorithm) for t in methods.values()):
             sys.exit(f"site-tuning-eval: {algorithm} not measured at P={procs} {size}")
-        # The library's broadcast: the fastest reference (mpi; in SMPI also its copies of the
-        # libraries' algorithms, a library configured to its best), what a rule's lead was
-        # taken over and what an mpi rule runs.
-        def time(t, name):
-            return min(v for a, v in t.items() if is_reference(a)) if name == "mpi" else t[name]
-        to_best = min(min(t.values()) / time(t, algorithm) for t in methods.values())
+        to_best = min(min(t.values()) / seconds_of(t, algorithm) for t in methods.values())
         # Where the guard said mpi: how the predicted winner itself would have done.
-        unguarded_to_best = min(min(t.values()) / time(t, unguarded or algorithm)
+        unguarded_to_best = min(min(t.values()) / seconds_of(t, unguarded or algorithm)
                                 for t in methods.values())
-        to_library = min(time(t, "mpi") / time(t, algorithm) for t in methods.values())
+        to_library = min(seconds_of(t, "mpi") / seconds_of(t, algorithm)
+                         for t in methods.values())
         cells.append({"procs": procs, "bytes": size, "chosen": algorithm, "rule": kind,
                       "measured": (procs, size) in measured, "to_best": round(to_best, 4),
                       "to_library": round(to_library, 4),
@@ -246,12 +248,15 @@ def replay(path, budgets, tune, plan):
     def measure(procs, sizes):  # one run per method, as the tuner's own
         return [dict(run, results=[r for r in run["results"] if r["bytes"] in sizes])
                 for run in exhaustive["runs"] if run["environment"]["procs"] == procs]
-    for budget in budgets:
-        session = Session(grid["procs"], grid["sizes"], budgeted["candidates"],
-                          budgeted["methods"], Features(plan), measure, budgeted["tie"], ppn)
-        session.run(budget)
-        with tempfile.TemporaryDirectory(prefix="site-tuning-replay-") as tmp:
-            saved, rules = os.path.join(tmp, "budgeted.json"), os.path.join(tmp, "budgeted.rules")
+    with tempfile.TemporaryDirectory(prefix="site-tuning-replay-") as tmp:
+        saved, rules = os.path.join(tmp, "budgeted.json"), os.path.join(tmp, "budgeted.rules")
+        whole, study = os.path.join(tmp, "exhaustive.json"), os.path.join(tmp, "study.jsonl.gz")
+        with open(whole, "w") as f:
+            json.dump(exhaustive, f)
+        for budget in budgets:
+            session = Session(grid["procs"], grid["sizes"], budgeted["candidates"],
+                              budgeted["methods"], Features(plan), measure, budgeted["tie"], ppn)
+            session.run(budget)
             with open(saved, "w") as f:
                 json.dump(dict(budgeted, runs=session.runs,
                                predict=prediction_record(session)), f)
@@ -259,16 +264,13 @@ def replay(path, budgets, tune, plan):
                                    "--out", rules], capture_output=True, text=True)
             if done.returncode != 0:
                 sys.exit(f"site-tuning-eval: --replay: {done.stderr}")
-            with open(os.path.join(tmp, "exhaustive.json"), "w") as f:
-                json.dump(exhaustive, f)
-            study = os.path.join(tmp, "study.jsonl.gz")
-            evidence.main([study, f"budgeted={saved}",
-                           f"exhaustive={os.path.join(tmp, 'exhaustive.json')}",
+            evidence.main([study, f"budgeted={saved}", f"exhaustive={whole}",
                            f"{RULES_SOURCE}={rules}"])
             p = summary(*compare(study))["predicted"]
-        print(f"{budget} cells: predicted cells {p['cells']}" + (
-            f", to the best median {p['median_to_best']:.2f} worst {p['worst_to_best']:.2f}, "
-            f"worst to the library {p['worst_to_library']:.2f}" if p["cells"] else ""))
+            print(f"{budget} cells: predicted cells {p['cells']}" + (
+                f", to the best median {p['median_to_best']:.2f} worst "
+                f"{p['worst_to_best']:.2f}, worst to the library {p['worst_to_library']:.2f}"
+                if p["cells"] else ""))
 
 
 def main(argv):
