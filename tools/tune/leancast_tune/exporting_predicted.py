@@ -30,27 +30,27 @@ def predicted_choice(predictor, procs, size):
     if not any(prediction.times.values()):
         return None
     tie = predictor.tie
-    bounds = {a: (lead / (1 + predictor.error_at(procs, size, a)), lead)
+    # Each candidate that leads beyond the margin as predicted, with its own error.
+    errors = {a: predictor.error_at(procs, size, a)
               for a, lead in prediction.lead.items() if lead > 1 + tie}
-    cleared = [a for a, (bound, _) in bounds.items() if bound > 1 + tie]
+    bounds = {a: prediction.lead[a] / (1 + error) for a, error in errors.items()}
+    cleared = [a for a, bound in bounds.items() if bound > 1 + tie]
     head = f"{size_text(size)}: predicted"
     if cleared:
-        winner = max(cleared, key=lambda a: (bounds[a][0], a))
-        lead = bounds[winner][1]
+        winner = max(cleared, key=lambda a: (bounds[a], a))
+        lead = prediction.lead[winner]
         margin = lead / max([l for a, l in prediction.lead.items() if a != winner] + [1.0]) - 1
         text = (f"{head} {winner} lead {percent(lead - 1)} over mpi, margin {percent(margin)} "
-                f"to the next, validation error "
-                f"{percent(predictor.error_at(procs, size, winner))}")
+                f"to the next, validation error {percent(errors[winner])}")
         if winner != prediction.winner:
             text += (f" ({prediction.winner}: lead {percent(prediction.over_reference)}, "
-                     f"error {percent(predictor.error_at(procs, size, prediction.winner))})")
+                     f"error {percent(errors[prediction.winner])})")
         return winner, text
     if prediction.winner != REFERENCE:
         winner, lead = prediction.winner, prediction.over_reference
-        error = predictor.error_at(procs, size, winner)
         return REFERENCE, (f"{head} {winner} lead {percent(lead)} over mpi, margin "
                            f"{percent(prediction.margin)} to the next, validation error "
-                           f"{percent(error)}: within it, so mpi")
+                           f"{percent(errors[winner])}: within it, so mpi")
     best = max(prediction.lead, key=lambda a: (prediction.lead[a], a), default=None)
     if best is None:
         return REFERENCE, f"{head} mpi (no leancast candidate fitted)"
