@@ -36,7 +36,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools", "tune"))
 from leancast_tune import evidence  # noqa: E402
-from leancast_tune.choosing import Session, prediction_record  # noqa: E402
+from leancast_tune.choosing import Session, prediction_record, ranks_per_node  # noqa: E402
 from leancast_tune.predicting import Features  # noqa: E402
 from leancast_tune.common import byte_size, is_reference, size_text  # noqa: E402
 from leancast_tune.deciding import relative_spread  # noqa: E402
@@ -237,7 +237,8 @@ def replay(path, budgets, tune, plan):
     by_name = {t["name"]: t for t in tunings}
     exhaustive, budgeted = by_name["exhaustive"], by_name["budgeted"]
     command = budgeted["command"][1:]
-    ppn = int(command[command.index("--ranks-per-node") + 1])
+    # The layout the runs were placed in, as --from-json prices it.
+    ppn = ranks_per_node(argparse.Namespace(ranks_per_node=None), exhaustive["runs"])
     options, i = [], 0
     while i < len(command):
         skip = MEASURING.get(command[i])
