@@ -63,6 +63,11 @@ def table(lines):
     return {cell: statistics.median(found) for cell, found in sorted(ratios.items()) if found}
 
 
+def cell_text(ratio):
+    """A cell of a table: the ratio, starred below SLOWER_BELOW; "" where not measured."""
+    return "" if ratio is None else f"{ratio:.2f}{'*' if ratio < SLOWER_BELOW else ''}"
+
+
 def print_table(lines):
     revisions = {side: ", ".join(sorted({str(l["revision"]) for l in lines if l["side"] == side}))
                  for side in ("old", "new")}
@@ -81,8 +86,7 @@ def print_table(lines):
         for size in sizes:
             ratio = ratios.get(size)
             slower += ratio is not None and ratio < SLOWER_BELOW
-            cells.append("" if ratio is None else
-                         f"{ratio:.2f}{'*' if ratio < SLOWER_BELOW else ''}")
+            cells.append(cell_text(ratio))
         print(f"| {library} | {call} | {contender} | " + " | ".join(cells) + " |")
     print(f"\n{len(rows) - slower} of {len(rows)} cells at least {SLOWER_BELOW}.")
 
@@ -100,9 +104,7 @@ def print_contender(comparisons, contender):
             ratios = [found.get((library, "leancast-bench", contender, size)) for size in sizes]
             if all(r is None for r in ratios):
                 continue
-            cells = ["" if r is None else f"{r:.2f}{'*' if r < SLOWER_BELOW else ''}"
-                     for r in ratios]
-            print(f"| {label} | {library} | " + " | ".join(cells) + " |")
+            print(f"| {label} | {library} | " + " | ".join(map(cell_text, ratios)) + " |")
 
 
 def main():
