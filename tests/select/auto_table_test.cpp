@@ -117,12 +117,13 @@ TEST(AutoTable, UnderAConfiguredLibraryOnlyRulesMeasuredUnderIt) {
   }
 }
 
-std::vector<std::string> split(std::string_view list) {  // "a, b, c"
+// "a, b, c" (or with another separator) -> {a, b, c}
+std::vector<std::string> split(std::string_view list, std::string_view separator = ", ") {
   std::vector<std::string> out;
   for (std::size_t at = 0; at <= list.size();) {
-    const std::size_t comma = std::min(list.find(", ", at), list.size());
-    out.emplace_back(list.substr(at, comma - at));
-    at = comma + 2;
+    const std::size_t next = std::min(list.find(separator, at), list.size());
+    out.emplace_back(list.substr(at, next - at));
+    at = next + separator.size();
   }
   return out;
 }
@@ -184,11 +185,7 @@ TEST(AutoTable, EveryRuleCarriesItsEvidence) {
     // large sections measured sync only), or, in a --predict section, a prediction with its
     // validation error.
     ASSERT_FALSE(methods.empty()) << "a section without its methods line";
-    const std::string evidence = line.substr(comment + 1);
-    for (std::size_t at = 0; at <= evidence.size();) {
-      const std::size_t bar = std::min(evidence.find(" | ", at), evidence.size());
-      const std::string part = evidence.substr(at, bar - at);
-      at = bar + 3;
+    for (const std::string& part : split(std::string_view(line).substr(comment + 1), " | ")) {
       if (part.find(": predicted ") != std::string::npos) {
         EXPECT_NE(part.find("validation error "), std::string::npos) << part;
         continue;
